@@ -1,0 +1,3 @@
+"""kpc: compile Numba kernels to Kokkos (C++ or PyKokkos)."""
+
+__version__ = "0.1.0"
