@@ -1,0 +1,1 @@
+"""The typed kernel IR: types, nodes, module with call graph, printer, verifier."""

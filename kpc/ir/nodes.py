@@ -1,0 +1,406 @@
+"""Nodes of the typed kernel IR: a structured tree close to the Python source.
+
+Every node carries a ``Loc`` (file, line, column) so diagnostics and generated
+lines point back at the user's code. Expressions carry a ``type`` that is
+``UNKNOWN`` until the ``infer-types`` pass fills it in.
+
+Parallel loops are ``For`` nodes with a ``parallel`` annotation (``ParallelInfo``):
+one uniform representation for serial, ``prange`` and auto-parallelized loops,
+so passes only flip annotations and emitters read them.
+
+>>> i = Name("i")
+>>> str(BinOp("+", i, Const(1)))
+'i + 1'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .types import UNKNOWN, Type
+
+
+@dataclass(frozen=True)
+class Loc:
+    """A source position: 1-based line, 0-based column (as Python's ``ast``)."""
+
+    file: str = "<unknown>"
+    line: int = 0
+    col: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col + 1}"
+
+
+NOLOC = Loc()
+
+
+# --------------------------------------------------------------------------- expressions
+
+
+@dataclass(eq=False)
+class Expr:
+    """Base of expressions. ``type`` is filled by ``infer-types``."""
+
+    def __str__(self) -> str:
+        from .printer import format_expr
+
+        return format_expr(self)
+
+
+@dataclass(eq=False)
+class Const(Expr):
+    """A literal: int, float, bool, complex, or None (``np.newaxis``)."""
+
+    value: Any
+    type: Type = UNKNOWN
+    loc: Loc = NOLOC
+
+
+@dataclass(eq=False)
+class Name(Expr):
+    """A reference to a parameter, local or loop variable."""
+
+    id: str
+    type: Type = UNKNOWN
+    loc: Loc = NOLOC
+
+
+@dataclass(eq=False)
+class GlobalConst(Expr):
+    """A module-level constant or math constant (``math.pi``, ``N = 3``), frozen at build time
+    like Numba does; ``value`` is the Python value."""
+
+    name: str
+    value: Any
+    type: Type = UNKNOWN
+    loc: Loc = NOLOC
+
+
+@dataclass(eq=False)
+class BinOp(Expr):
+    """Binary arithmetic/bitwise: ``+ - * / // % ** << >> & | ^ @``."""
+
+    op: str
+    left: Expr
+    right: Expr
+    type: Type = UNKNOWN
+    loc: Loc = NOLOC
+
+
+@dataclass(eq=False)
+class UnaryOp(Expr):
+    """Unary ``-``, ``+``, ``~`` and ``not``."""
+
+    op: str
+    operand: Expr
+    type: Type = UNKNOWN
+    loc: Loc = NOLOC
+
+
+@dataclass(eq=False)
+class Compare(Expr):
+    """One comparison ``< <= > >= == !=`` (chains are split into ``and`` by the frontend)."""
+
+    op: str
+    left: Expr
+    right: Expr
+    type: Type = UNKNOWN
+    loc: Loc = NOLOC
+
+
+@dataclass(eq=False)
+class BoolOp(Expr):
+    """Short-circuit ``and`` / ``or`` over two or more values."""
+
+    op: str
+    values: list
+    type: Type = UNKNOWN
+    loc: Loc = NOLOC
+
+
+@dataclass(eq=False)
+class IfExp(Expr):
+    """Conditional expression ``body if test else orelse``."""
+
+    test: Expr
+    body: Expr
+    orelse: Expr
+    type: Type = UNKNOWN
+    loc: Loc = NOLOC
+
+
+@dataclass(eq=False)
+class Call(Expr):
+    """A call. ``kind`` says what is called:
+
+    - ``kernel``: another jitted function of the module (``func`` is its name);
+    - ``math``: a math intrinsic (``sqrt``, ``exp``, ``atan2``, ...; ``math.`` or ``np.`` scalar form);
+    - ``builtin``: ``abs min max len int float bool range``;
+    - ``numpy``: a NumPy function or array method before ``lower-numpy``
+      (``func`` is e.g. ``np.sum`` or ``.sum``; method calls put the object first in ``args``).
+    """
+
+    func: str
+    args: list
+    kind: str = "kernel"
+    kwargs: dict = field(default_factory=dict)
+    type: Type = UNKNOWN
+    loc: Loc = NOLOC
+
+
+@dataclass(eq=False)
+class Cast(Expr):
+    """A conversion to a scalar type: ``int(x)``, ``float(x)``, ``np.float32(x)``."""
+
+    to: Type
+    value: Expr
+    type: Type = UNKNOWN
+    loc: Loc = NOLOC
+
+
+@dataclass(eq=False)
+class Slice(Expr):
+    """A slice inside an index: ``lower:upper:step``; missing parts are ``None``."""
+
+    lower: Expr | None = None
+    upper: Expr | None = None
+    step: Expr | None = None
+    type: Type = UNKNOWN
+    loc: Loc = NOLOC
+
+
+@dataclass(eq=False)
+class Index(Expr):
+    """Array indexing ``base[i, j]``; indices are expressions or ``Slice``.
+
+    ``a[i][j]`` is represented as ``a[i, j]``. An index with fewer entries than the
+    rank, or with slices, is a subview (type ``ArrayType``); a full integer index
+    is an element (type ``ScalarType``).
+    """
+
+    base: Expr
+    indices: list
+    type: Type = UNKNOWN
+    loc: Loc = NOLOC
+
+
+@dataclass(eq=False)
+class Attribute(Expr):
+    """Array attributes: ``shape``, ``size``, ``ndim``, ``T``, ``dtype``."""
+
+    value: Expr
+    attr: str
+    type: Type = UNKNOWN
+    loc: Loc = NOLOC
+
+
+@dataclass(eq=False)
+class TupleExpr(Expr):
+    """A tuple display ``(a, b)``: returned values, tuple unpacking targets, shapes."""
+
+    elements: list
+    type: Type = UNKNOWN
+    loc: Loc = NOLOC
+
+
+# --------------------------------------------------------------------------- statements
+
+
+@dataclass(eq=False)
+class Stmt:
+    """Base of statements."""
+
+
+@dataclass(eq=False)
+class Assign(Stmt):
+    """``target = value``; target is a ``Name``, an ``Index`` (element or slice store)
+    or a ``TupleExpr`` of names (tuple unpacking)."""
+
+    target: Expr
+    value: Expr
+    loc: Loc = NOLOC
+
+
+@dataclass(eq=False)
+class AugAssign(Stmt):
+    """``target op= value``. ``atomic`` is set by ``recognize-reductions`` for scatter
+    updates inside parallel loops (``hist[idx[i]] += 1``)."""
+
+    target: Expr
+    op: str
+    value: Expr
+    atomic: bool = False
+    loc: Loc = NOLOC
+
+
+@dataclass(eq=False)
+class ReductionSpec:
+    """A reduction variable of a parallel loop: ``var`` combined with ``op`` (sum/prod/min/max)."""
+
+    var: str
+    op: str
+    type: Type = UNKNOWN
+
+
+@dataclass(eq=False)
+class ScanSpec:
+    """A prefix scan of a parallel loop: ``var`` accumulates with ``op`` (sum), inclusive."""
+
+    var: str
+    op: str = "sum"
+    type: Type = UNKNOWN
+
+
+@dataclass(eq=False)
+class ParallelInfo:
+    """How a ``For`` runs in parallel (set by ``parallelize`` and later passes).
+
+    - ``pattern``: ``for`` | ``reduce`` | ``scan``;
+    - ``policy``: ``Range`` | ``MDRange``; ``depth`` = number of perfectly nested loops
+      collapsed into the policy (1 for Range, 2–3 for MDRange);
+    - ``reductions`` / ``scan``: what is combined across iterations;
+    - ``schedule``: ``static`` | ``dynamic`` (``choose-schedule``);
+    - ``reason``: why this decision was taken (shown by ``--explain``).
+    """
+
+    pattern: str = "for"
+    policy: str = "Range"
+    depth: int = 1
+    reductions: list = field(default_factory=list)
+    scan: ScanSpec | None = None
+    schedule: str = "static"
+    reason: str = ""
+
+
+@dataclass(eq=False)
+class For(Stmt):
+    """``for var in range(start, stop, step)`` (``kind`` = ``range`` or ``prange``).
+
+    ``parallel`` is None for a serial loop. ``decision`` holds the reason a loop
+    stays serial (for ``--explain``).
+    """
+
+    var: Name
+    start: Expr
+    stop: Expr
+    step: Expr
+    body: list
+    kind: str = "range"
+    parallel: ParallelInfo | None = None
+    decision: str = ""
+    loc: Loc = NOLOC
+
+
+@dataclass(eq=False)
+class While(Stmt):
+    test: Expr
+    body: list
+    loc: Loc = NOLOC
+
+
+@dataclass(eq=False)
+class If(Stmt):
+    test: Expr
+    body: list
+    orelse: list = field(default_factory=list)
+    loc: Loc = NOLOC
+
+
+@dataclass(eq=False)
+class Return(Stmt):
+    value: Expr | None = None
+    loc: Loc = NOLOC
+
+
+@dataclass(eq=False)
+class ExprStmt(Stmt):
+    value: Expr
+    loc: Loc = NOLOC
+
+
+@dataclass(eq=False)
+class Break(Stmt):
+    loc: Loc = NOLOC
+
+
+@dataclass(eq=False)
+class Continue(Stmt):
+    loc: Loc = NOLOC
+
+
+# --------------------------------------------------------------------------- functions
+
+
+@dataclass(eq=False)
+class Param:
+    name: str
+    type: Type = UNKNOWN
+    loc: Loc = NOLOC
+
+
+@dataclass(eq=False)
+class Function:
+    """A jitted function.
+
+    ``options``: decorator options (``parallel``, ``fastmath``, ``cache``, ``nogil``,
+    ``boundscheck``); ``signatures``: eager signature strings as written;
+    ``locals``: declared type of every local (filled by ``infer-types``);
+    ``role``: ``entry`` (called from Python), ``device`` (called from kernels) or
+    ``both`` (set by ``infer-dispatch``); ``docstring``: kept for the drop-in module.
+    """
+
+    name: str
+    params: list
+    body: list
+    return_type: Type = UNKNOWN
+    options: dict = field(default_factory=dict)
+    signatures: list = field(default_factory=list)
+    locals: dict = field(default_factory=dict)
+    role: str = "entry"
+    docstring: str | None = None
+    loc: Loc = NOLOC
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+
+def walk(node):
+    """Yield ``node`` and every IR node below it (statements and expressions), depth first."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current is None:
+            continue
+        if isinstance(current, list):
+            stack.extend(reversed(current))
+            continue
+        yield current
+        stack.extend(reversed(list(children(current))))
+
+
+def children(node):
+    """The direct IR children of a node, in source order."""
+    if isinstance(node, Function):
+        yield from node.body
+        return
+    if not isinstance(node, (Expr, Stmt)):
+        return
+    for name in node.__dataclass_fields__:
+        if name in ("type", "loc", "to", "parallel"):
+            continue
+        value = getattr(node, name)
+        if isinstance(value, (Expr, Stmt)):
+            yield value
+        elif isinstance(value, list):
+            for item in value:
+                if isinstance(item, (Expr, Stmt)):
+                    yield item
+        elif isinstance(value, dict):
+            for item in value.values():
+                if isinstance(item, (Expr, Stmt)):
+                    yield item

@@ -1,0 +1,231 @@
+"""Text form of the IR: the stable, readable dump shown by ``kpc ir`` and pinned by golden tests.
+
+Example::
+
+    func @potential(cluster: f64[:, :] C) -> f64   role=entry parallel
+      energy: f64 = 0.0
+      parallel_reduce(sum:energy) Range i: i64 in prange(0, len(cluster) - 1)
+        for j: i64 in range(i + 1, len(cluster)):
+          r: f64 = call @distance(cluster[i], cluster[j])
+          energy += call @lj(r)
+      return energy
+"""
+
+from __future__ import annotations
+
+from . import nodes as n
+from .types import UNKNOWN
+
+# Python precedence, higher binds tighter; used to print the fewest parentheses.
+_PREC = {
+    "or": 1, "and": 2, "not": 3, "cmp": 4, "|": 5, "^": 6, "&": 7, "<<": 8, ">>": 8,
+    "+": 9, "-": 9, "*": 10, "/": 10, "//": 10, "%": 10, "@": 10, "unary": 11, "**": 12,
+    "atom": 13, "ifexp": 0,
+}
+
+
+def _prec(expr) -> int:
+    if isinstance(expr, n.BinOp):
+        return _PREC[expr.op]
+    if isinstance(expr, n.UnaryOp):
+        return _PREC["not"] if expr.op == "not" else _PREC["unary"]
+    if isinstance(expr, n.Compare):
+        return _PREC["cmp"]
+    if isinstance(expr, n.BoolOp):
+        return _PREC[expr.op]
+    if isinstance(expr, n.IfExp):
+        return _PREC["ifexp"]
+    if isinstance(expr, n.Const) and isinstance(expr.value, (int, float)) and expr.value < 0:
+        return _PREC["unary"]
+    return _PREC["atom"]
+
+
+def _wrap(expr, minimum: int) -> str:
+    text = format_expr(expr)
+    return f"({text})" if _prec(expr) < minimum else text
+
+
+def format_const(value) -> str:
+    if value is None:
+        return "None"
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, float):
+        return repr(value)
+    return repr(value)
+
+
+def format_expr(expr) -> str:
+    """Python-like text of an expression (no types; types are shown on declarations)."""
+    if expr is None:
+        return ""
+    if isinstance(expr, n.Const):
+        return format_const(expr.value)
+    if isinstance(expr, n.Name):
+        return expr.id
+    if isinstance(expr, n.GlobalConst):
+        return expr.name
+    if isinstance(expr, n.BinOp):
+        p = _PREC[expr.op]
+        if expr.op == "**":
+            return f"{_wrap(expr.left, p + 1)} ** {_wrap(expr.right, p)}"
+        return f"{_wrap(expr.left, p)} {expr.op} {_wrap(expr.right, p + 1)}"
+    if isinstance(expr, n.UnaryOp):
+        if expr.op == "not":
+            return f"not {_wrap(expr.operand, _PREC['not'])}"
+        return f"{expr.op}{_wrap(expr.operand, _PREC['unary'])}"
+    if isinstance(expr, n.Compare):
+        p = _PREC["cmp"]
+        return f"{_wrap(expr.left, p + 1)} {expr.op} {_wrap(expr.right, p + 1)}"
+    if isinstance(expr, n.BoolOp):
+        p = _PREC[expr.op]
+        return f" {expr.op} ".join(_wrap(v, p + 1) for v in expr.values)
+    if isinstance(expr, n.IfExp):
+        return f"{_wrap(expr.body, 1)} if {_wrap(expr.test, 1)} else {_wrap(expr.orelse, 0)}"
+    if isinstance(expr, n.Call):
+        args = [format_expr(a) for a in expr.args]
+        args += [f"{k}={format_expr(v)}" for k, v in expr.kwargs.items()]
+        if expr.kind == "kernel":
+            return f"call @{expr.func}({', '.join(args)})"
+        if expr.kind == "numpy" and expr.func.startswith("."):
+            return f"{_wrap(expr.args[0], _PREC['atom'])}{expr.func}({', '.join(args[1:])})"
+        return f"{expr.func}({', '.join(args)})"
+    if isinstance(expr, n.Cast):
+        return f"{expr.to}({format_expr(expr.value)})"
+    if isinstance(expr, n.Slice):
+        text = f"{format_expr(expr.lower)}:{format_expr(expr.upper)}"
+        if expr.step is not None:
+            text += f":{format_expr(expr.step)}"
+        return text
+    if isinstance(expr, n.Index):
+        inner = ", ".join(format_expr(i) for i in expr.indices)
+        return f"{_wrap(expr.base, _PREC['atom'])}[{inner}]"
+    if isinstance(expr, n.Attribute):
+        return f"{_wrap(expr.value, _PREC['atom'])}.{expr.attr}"
+    if isinstance(expr, n.TupleExpr):
+        inner = ", ".join(format_expr(e) for e in expr.elements)
+        return f"({inner},)" if len(expr.elements) == 1 else f"({inner})"
+    raise TypeError(f"cannot print {type(expr).__name__}")
+
+
+def _parallel_header(loop: n.For) -> str:
+    info = loop.parallel
+    parts = [f"parallel_{info.pattern}"]
+    detail = []
+    if info.reductions:
+        detail += [f"{r.op}:{r.var}" for r in info.reductions]
+    if info.scan is not None:
+        detail.append(f"scan:{info.scan.var}")
+    head = parts[0] + (f"({', '.join(detail)})" if detail else "")
+    policy = info.policy if info.policy == "Range" else f"MDRange{info.depth}D"
+    if info.schedule != "static":
+        policy += f" schedule={info.schedule}"
+    return f"{head} {policy}"
+
+
+def _loop_text(loop: n.For) -> str:
+    var = loop.var.id
+    if loop.var.type is not UNKNOWN:
+        var += f": {loop.var.type}"
+    args = [format_expr(loop.start), format_expr(loop.stop)]
+    if not (isinstance(loop.step, n.Const) and loop.step.value == 1):
+        args.append(format_expr(loop.step))
+    return f"{var} in {loop.kind}({', '.join(args)})"
+
+
+class _Printer:
+    def __init__(self, function: n.Function | None, show_decisions: bool):
+        self.lines: list[str] = []
+        self.function = function
+        self.declared: set[str] = set(p.name for p in function.params) if function else set()
+        self.show_decisions = show_decisions
+
+    def emit(self, depth: int, text: str) -> None:
+        self.lines.append("  " * depth + text)
+
+    def target(self, target) -> str:
+        if isinstance(target, n.Name) and target.id not in self.declared:
+            self.declared.add(target.id)
+            ty = self.function.locals.get(target.id) if self.function else None
+            if ty is None and target.type is not UNKNOWN:
+                ty = target.type
+            if ty is not None:
+                return f"{target.id}: {ty}"
+        if isinstance(target, n.TupleExpr):
+            return ", ".join(self.target(e) for e in target.elements)
+        return format_expr(target)
+
+    def block(self, body: list, depth: int) -> None:
+        if not body:
+            self.emit(depth, "pass")
+        for stmt in body:
+            self.stmt(stmt, depth)
+
+    def stmt(self, s, depth: int) -> None:
+        if isinstance(s, n.Assign):
+            self.emit(depth, f"{self.target(s.target)} = {format_expr(s.value)}")
+        elif isinstance(s, n.AugAssign):
+            prefix = "atomic " if s.atomic else ""
+            self.emit(depth, f"{prefix}{format_expr(s.target)} {s.op}= {format_expr(s.value)}")
+        elif isinstance(s, n.For):
+            self.declared.add(s.var.id)
+            if s.parallel is not None:
+                text = f"{_parallel_header(s)} {_loop_text(s)}"
+            else:
+                text = f"for {_loop_text(s)}"
+            if self.show_decisions:
+                reason = s.parallel.reason if s.parallel is not None else s.decision
+                if reason:
+                    text += f"   # {reason}"
+            self.emit(depth, text + ":")
+            self.block(s.body, depth + 1)
+        elif isinstance(s, n.While):
+            self.emit(depth, f"while {format_expr(s.test)}:")
+            self.block(s.body, depth + 1)
+        elif isinstance(s, n.If):
+            self.emit(depth, f"if {format_expr(s.test)}:")
+            self.block(s.body, depth + 1)
+            orelse = s.orelse
+            while len(orelse) == 1 and isinstance(orelse[0], n.If):
+                self.emit(depth, f"elif {format_expr(orelse[0].test)}:")
+                self.block(orelse[0].body, depth + 1)
+                orelse = orelse[0].orelse
+            if orelse:
+                self.emit(depth, "else:")
+                self.block(orelse, depth + 1)
+        elif isinstance(s, n.Return):
+            self.emit(depth, "return" if s.value is None else f"return {format_expr(s.value)}")
+        elif isinstance(s, n.ExprStmt):
+            self.emit(depth, format_expr(s.value))
+        elif isinstance(s, n.Break):
+            self.emit(depth, "break")
+        elif isinstance(s, n.Continue):
+            self.emit(depth, "continue")
+        else:
+            raise TypeError(f"cannot print {type(s).__name__}")
+
+
+def format_signature(function: n.Function) -> str:
+    params = ", ".join(f"{p.name}: {p.type}" for p in function.params)
+    head = f"func @{function.name}({params}) -> {function.return_type}"
+    attrs = [f"role={function.role}"]
+    attrs += [k for k, v in sorted(function.options.items()) if v is True]
+    return head + "   " + " ".join(attrs)
+
+
+def format_function(function: n.Function, show_decisions: bool = False) -> str:
+    printer = _Printer(function, show_decisions)
+    printer.emit(0, format_signature(function))
+    printer.block(function.body, 1)
+    return "\n".join(printer.lines)
+
+
+def format_module(module, show_decisions: bool = False) -> str:
+    """The whole module: functions in source order, then the call graph edges."""
+    parts = [format_function(f, show_decisions) for f in module.functions.values()]
+    edges = sorted(module.callgraph.edges)
+    if edges:
+        parts.append("callgraph " + ", ".join(f"@{a} -> @{b}" for a, b in edges))
+    for name, rejected in module.rejected.items():
+        parts.append(f"rejected @{name}: {getattr(rejected.diagnostic, 'message', rejected.diagnostic)}")
+    return "\n\n".join(parts) + "\n"
