@@ -262,7 +262,12 @@ class ParallelInfo:
       collapsed into the policy (1 for Range, 2–3 for MDRange);
     - ``reductions`` / ``scan``: what is combined across iterations;
     - ``schedule``: ``static`` | ``dynamic`` (``choose-schedule``);
-    - ``reason``: why this decision was taken (shown by ``--explain``).
+    - ``reason``: why this decision was taken (shown by ``--explain``);
+    - ``captures``: names defined outside the region and read inside it (arrays and
+      scalars the functor/workunit receives); ``privates``: locals first assigned inside
+      the region (declared per iteration); both sorted, filled by ``parallelize``;
+    - ``serial_below``: the cost guard: when the trip count is below this at run
+      time the region runs serially (None = always parallel).
     """
 
     pattern: str = "for"
@@ -272,6 +277,9 @@ class ParallelInfo:
     scan: ScanSpec | None = None
     schedule: str = "static"
     reason: str = ""
+    captures: list = field(default_factory=list)
+    privates: list = field(default_factory=list)
+    serial_below: int | None = None
 
 
 @dataclass(eq=False)
