@@ -1,0 +1,1 @@
+"""Benchmarks: Numba vs kpc targets, interleaved timing, JSON / markdown / PNG reports."""
