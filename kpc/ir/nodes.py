@@ -343,9 +343,12 @@ class Continue(Stmt):
 
 @dataclass(eq=False)
 class Param:
+    """A parameter; ``default`` is the ``Const`` of a default value (``def f(x, k=2)``) or None."""
+
     name: str
     type: Type = UNKNOWN
     loc: Loc = NOLOC
+    default: Expr | None = None
 
 
 @dataclass(eq=False)
@@ -356,7 +359,9 @@ class Function:
     ``boundscheck``); ``signatures``: eager signature strings as written;
     ``locals``: declared type of every local (filled by ``infer-types``);
     ``role``: ``entry`` (called from Python), ``device`` (called from kernels) or
-    ``both`` (set by ``infer-dispatch``); ``docstring``: kept for the drop-in module.
+    ``both`` (set by ``infer-dispatch``); ``docstring``: kept for the drop-in module;
+    ``assumptions``: what ``infer-types`` assumed where no signature said (generic mode,
+    e.g. ``"cluster: f64[:, :] (dtype assumed float64; rank from cluster[i] passed to @distance)"``).
     """
 
     name: str
@@ -369,6 +374,7 @@ class Function:
     role: str = "entry"
     docstring: str | None = None
     loc: Loc = NOLOC
+    assumptions: list = field(default_factory=list)
 
     def param(self, name: str) -> Param:
         for p in self.params:

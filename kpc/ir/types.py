@@ -140,6 +140,24 @@ class UnknownType(Type):
         return "?"
 
 
+@dataclass(frozen=True)
+class SliceType(Type):
+    """The type of a ``Slice`` inside an index (``lo:hi:step``); not a value of its own."""
+
+    def __str__(self) -> str:
+        return "slice"
+
+
+@dataclass(frozen=True)
+class DTypeType(Type):
+    """The type of a dtype reference (``np.float32``, ``a.dtype``, ``dtype=float``)."""
+
+    dtype: ScalarType
+
+    def __str__(self) -> str:
+        return f"dtype({self.dtype})"
+
+
 BOOL = ScalarType("bool")
 INT8, INT16, INT32, INT64 = (ScalarType(f"int{b}") for b in (8, 16, 32, 64))
 UINT8, UINT16, UINT32, UINT64 = (ScalarType(f"uint{b}") for b in (8, 16, 32, 64))
@@ -147,6 +165,7 @@ FLOAT32, FLOAT64 = ScalarType("float32"), ScalarType("float64")
 COMPLEX64, COMPLEX128 = ScalarType("complex64"), ScalarType("complex128")
 NONE = NoneType()
 UNKNOWN = UnknownType()
+SLICE = SliceType()
 
 SCALARS = {name: ScalarType(name) for name in _SHORT}
 _BY_SHORT = {short: ScalarType(name) for name, short in _SHORT.items()}
