@@ -45,10 +45,18 @@ def potential(cluster):
 
 
 def random_cluster(n_atoms, seed=0):
-    """Atoms placed uniformly at random in a cube of roughly unit density."""
+    """``n_atoms`` atoms on a cubic lattice at the pair-potential minimum, randomly jittered.
+
+    Uniformly random positions would put some atoms almost on top of each other,
+    and their huge repulsion would drown every other term of the sum.
+    """
     rng = np.random.default_rng(seed)
-    side = n_atoms ** (1 / 3)
-    return rng.uniform(0.0, side, size=(n_atoms, 3))
+    per_side = int(np.ceil(n_atoms ** (1 / 3)))
+    axis = np.arange(per_side, dtype=np.float64)
+    lattice = np.stack(np.meshgrid(axis, axis, axis, indexing="ij"), axis=-1).reshape(-1, 3)
+    spacing = 2.0 ** (1 / 6)
+    jitter = rng.uniform(-0.05, 0.05, size=(n_atoms, 3))
+    return np.ascontiguousarray(lattice[:n_atoms] * spacing + jitter)
 
 
 def best_time(function, *args, repeats=5):

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Set up everything kpc needs, in .venv at the repository root:
+#   1. the virtual environment (python3 -m venv), if missing;
+#   2. kpc itself, editable, with the test and bench extras, plus the packages
+#      needed to build pykokkos-base; skipped when a stamp says this exact
+#      pyproject.toml (and this script) were already installed;
+#   3. Kokkos: if kpc's discovery finds one (KOKKOS_ROOT, Kokkos_DIR,
+#      CMAKE_PREFIX_PATH, or this environment), it is used as is; otherwise
+#      Kokkos 3.4.01 (OpenMP + Serial) is built into .venv through the PyPI
+#      package pykokkos-base (a few minutes, once).
+# Safe to run again: a second run changes nothing and takes about a second.
+#
+# Environment: PYTHON (interpreter for a new venv, default python3),
+#              KPC_VENV (venv folder, default <repo>/.venv).
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+venv=${KPC_VENV:-$repo/.venv}
+python=$venv/bin/python
+
+say() { printf 'bootstrap: %s\n' "$*"; }
+
+# Packages pykokkos-base needs at build time; it is installed without build
+# isolation so that it builds against these (notably the environment's pybind11,
+# since its bundled copy does not build on Python 3.11).
+build_prerequisites=(numpy wheel scikit-build "cmake<4" pybind11 setuptools_scm ninja)
+pykokkos_base=pykokkos-base==0.0.7
+pykokkos_base_setup_args="-DENABLE_INTERNAL_PYBIND11=OFF -DENABLE_OPENMP=ON -DENABLE_SERIAL=ON \
+-DENABLE_CUDA=OFF -DENABLE_THREADS=OFF -DENABLE_LAYOUTS=ON -DENABLE_MEMORY_TRAITS=OFF -DENABLE_VIEW_RANKS=3"
+
+if [ ! -x "$python" ]; then
+    say "creating virtual environment $venv"
+    "${PYTHON:-python3}" -m venv "$venv"
+fi
+
+stamp_key=$(cat "$repo/pyproject.toml" "$repo/scripts/bootstrap.sh" | sha256sum | cut -c1-16)
+stamp=$venv/.kpc-bootstrap-$stamp_key
+if [ -f "$stamp" ]; then
+    say "Python packages up to date ($venv)"
+else
+    say "installing build prerequisites: ${build_prerequisites[*]}"
+    "$python" -m pip install --quiet "${build_prerequisites[@]}"
+    say "installing kpc (editable) with extras test, bench"
+    "$python" -m pip install --quiet -e "$repo[test,bench]"
+    rm -f "$venv"/.kpc-bootstrap-*
+    touch "$stamp"
+fi
+
+kokkos_status=0
+kokkos_report=$("$python" -m kpc.runtime.kokkos 2>&1) || kokkos_status=$?
+case $kokkos_status in
+    0)
+        say "using the Kokkos already installed:"
+        printf '%s\n' "$kokkos_report"
+        ;;
+    1)
+        pybind11_dir=$("$python" -m pybind11 --cmakedir)
+        say "no Kokkos found; building Kokkos 3.4.01 (OpenMP + Serial) into $venv"
+        say "  via: PYKOKKOS_BASE_SETUP_ARGS=\"$pykokkos_base_setup_args -Dpybind11_DIR=$pybind11_dir\""
+        say "       $python -m pip install --no-build-isolation $pykokkos_base"
+        say "  (compiles Kokkos and its Python bindings: a few minutes, once)"
+        PYKOKKOS_BASE_SETUP_ARGS="$pykokkos_base_setup_args -Dpybind11_DIR=$pybind11_dir" \
+            "$python" -m pip install --quiet --no-build-isolation "$pykokkos_base"
+        "$python" -m kpc.runtime.kokkos
+        ;;
+    *)
+        # KOKKOS_ROOT or Kokkos_DIR names a folder without Kokkos: building another
+        # one would not help, since kpc honours those variables first.
+        printf '%s\n' "$kokkos_report" >&2
+        exit 1
+        ;;
+esac
+say "done; next: $venv/bin/kpc doctor"

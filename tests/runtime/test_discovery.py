@@ -1,0 +1,143 @@
+"""Kokkos discovery: search order, what is read from an install, and the errors users see."""
+
+from pathlib import Path
+
+import pytest
+
+from kpc.runtime.kokkos import KokkosMisconfigured, KokkosNotFound, find_kokkos
+
+
+def make_install(
+    prefix: Path,
+    version: str = "4.6.01",
+    backends=("OPENMP", "SERIAL"),
+    lib: str = "lib",
+    header_dir: str = "include",
+    with_version_file: bool = True,
+) -> Path:
+    """Write the few files discovery reads, laid out like a real Kokkos install."""
+    cmake_dir = prefix / lib / "cmake" / "Kokkos"
+    cmake_dir.mkdir(parents=True)
+    (cmake_dir / "KokkosConfig.cmake").write_text("# fake\n")
+    if with_version_file:
+        (cmake_dir / "KokkosConfigVersion.cmake").write_text(f'set(PACKAGE_VERSION "{version}")\n')
+    (prefix / lib / "libkokkoscore.so").write_text("")
+    include = prefix / header_dir
+    include.mkdir(parents=True)
+    (include / "Kokkos_Core.hpp").write_text("")
+    major, minor, patch = (int(part) for part in version.split("."))
+    lines = [f"#define KOKKOS_VERSION {major * 10000 + minor * 100 + patch}"]
+    lines += [f"#define KOKKOS_ENABLE_{backend}" for backend in backends]
+    lines += ["/* #undef KOKKOS_ENABLE_CUDA */", "#define KOKKOS_ENABLE_CXX17"]
+    (include / "KokkosCore_config.h").write_text("\n".join(lines) + "\n")
+    return prefix
+
+
+@pytest.fixture
+def installs(tmp_path):
+    """Three distinguishable installs: one per place discovery looks."""
+    return {
+        "root": make_install(tmp_path / "root", version="4.6.01"),
+        "prefix_path": make_install(tmp_path / "prefix_path", version="4.3.01"),
+        "python": make_install(tmp_path / "python", version="3.4.01", header_dir="include/kokkos"),
+    }
+
+
+def test_kokkos_root_beats_cmake_prefix_path_and_python_prefix(installs):
+    environ = {"KOKKOS_ROOT": str(installs["root"]), "CMAKE_PREFIX_PATH": str(installs["prefix_path"])}
+    install = find_kokkos(environ, python_prefix=str(installs["python"]))
+    assert (install.root, install.version, install.source_of_discovery) == (
+        installs["root"],
+        "4.6.01",
+        "KOKKOS_ROOT",
+    )
+
+
+def test_cmake_prefix_path_beats_python_prefix(installs):
+    environ = {"CMAKE_PREFIX_PATH": str(installs["prefix_path"])}
+    install = find_kokkos(environ, python_prefix=str(installs["python"]))
+    assert install.root == installs["prefix_path"]
+    assert install.version == "4.3.01"
+    assert install.source_of_discovery.startswith("CMAKE_PREFIX_PATH")
+
+
+def test_python_prefix_is_the_last_resort(installs):
+    install = find_kokkos({}, python_prefix=str(installs["python"]))
+    assert install.root == installs["python"]
+    assert install.source_of_discovery == "Python environment (sys.prefix)"
+
+
+def test_cmake_prefix_path_entries_are_tried_in_order(tmp_path, installs):
+    second = make_install(tmp_path / "second", version="4.0.00")
+    entries = [str(tmp_path / "no_kokkos_here"), str(second), str(installs["prefix_path"])]
+    install = find_kokkos({"CMAKE_PREFIX_PATH": ":".join(entries)}, python_prefix=str(tmp_path))
+    assert install.root == second
+
+
+def test_kokkos_dir_names_the_cmake_folder(tmp_path):
+    prefix = make_install(tmp_path / "k", lib="lib64")
+    install = find_kokkos({"Kokkos_DIR": str(prefix / "lib64" / "cmake" / "Kokkos")}, python_prefix=str(tmp_path))
+    assert install.root == prefix
+    assert install.lib_dir == prefix / "lib64"
+    assert install.source_of_discovery == "Kokkos_DIR"
+
+
+def test_kokkos_3_layout_from_pykokkos_base(tmp_path):
+    """pykokkos-base puts the headers in include/kokkos; the version keeps its two-digit patch."""
+    prefix = make_install(tmp_path / "venv", version="3.4.01", header_dir="include/kokkos")
+    install = find_kokkos({}, python_prefix=str(prefix))
+    assert install.version == "3.4.01"
+    assert install.backends == ("OpenMP", "Serial")
+    assert install.include_dir == prefix / "include" / "kokkos"
+    assert install.cmake_dir == prefix / "lib" / "cmake" / "Kokkos"
+
+
+def test_kokkos_4_layout_with_lib64_and_device_backend(tmp_path):
+    prefix = make_install(tmp_path / "k4", version="4.6.01", backends=("SERIAL", "CUDA"), lib="lib64")
+    install = find_kokkos({"KOKKOS_ROOT": str(prefix)}, python_prefix=str(tmp_path))
+    assert install.include_dir == prefix / "include"
+    assert install.lib_dir == prefix / "lib64"
+    # Device first: Kokkos' own preference order for the default execution space.
+    assert install.backends == ("Cuda", "Serial")
+
+
+def test_version_falls_back_to_the_config_header(tmp_path):
+    prefix = make_install(tmp_path / "k", version="4.3.01", with_version_file=False)
+    assert find_kokkos({"KOKKOS_ROOT": str(prefix)}, python_prefix=str(tmp_path)).version == "4.3.01"
+
+
+def test_undefined_backends_are_not_reported(tmp_path):
+    prefix = make_install(tmp_path / "k", backends=("SERIAL",))
+    assert find_kokkos({"KOKKOS_ROOT": str(prefix)}, python_prefix=str(tmp_path)).backends == ("Serial",)
+
+
+def test_bad_kokkos_root_is_an_error_naming_the_folder(tmp_path, installs):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    environ = {"KOKKOS_ROOT": str(empty), "CMAKE_PREFIX_PATH": str(installs["prefix_path"])}
+    with pytest.raises(KokkosMisconfigured) as caught:
+        find_kokkos(environ, python_prefix=str(installs["python"]))
+    message = str(caught.value)
+    assert f"KOKKOS_ROOT is set to {empty}" in message
+    assert "KokkosConfig.cmake" in message and "Kokkos_Core.hpp" in message
+
+
+def test_missing_kokkos_root_folder_is_an_error(tmp_path):
+    missing = tmp_path / "nowhere"
+    with pytest.raises(KokkosMisconfigured, match="does not exist"):
+        find_kokkos({"KOKKOS_ROOT": str(missing)}, python_prefix=str(tmp_path))
+
+
+def test_bad_kokkos_dir_is_an_error_naming_the_folder(tmp_path):
+    with pytest.raises(KokkosMisconfigured, match=f"Kokkos_DIR is set to {tmp_path}"):
+        find_kokkos({"Kokkos_DIR": str(tmp_path)}, python_prefix=str(tmp_path))
+
+
+def test_no_kokkos_anywhere_says_how_to_install_one(tmp_path):
+    with pytest.raises(KokkosNotFound) as caught:
+        find_kokkos({"CMAKE_PREFIX_PATH": str(tmp_path / "a")}, python_prefix=str(tmp_path))
+    message = str(caught.value)
+    assert not isinstance(caught.value, KokkosMisconfigured)
+    assert "scripts/bootstrap.sh" in message
+    assert "KOKKOS_ROOT=" in message
+    assert str(tmp_path / "a") in message
