@@ -1,0 +1,90 @@
+"""Which arrays a name may share memory with: the view roots of every array name.
+
+``b = a[1:-1]``, ``b = a.T`` or ``b = a`` make ``b`` a view of ``a``; a name bound
+to a fresh array (an allocation, a parameter) is its own root. A name assigned
+several times collects the roots of every value. Two names may overlap when
+their root sets intersect. Distinct parameters are assumed not to overlap (as
+Numba's own loop fusion assumes).
+
+>>> from kpc.ir.nodes import Assign, Function, Index, Name, Param, Slice
+>>> from kpc.ir.types import ArrayType, FLOAT64
+>>> vec = ArrayType(FLOAT64, 1)
+>>> f = Function("f", [Param("a", vec)], [Assign(Name("b"), Index(Name("a", vec), [Slice()], vec))])
+>>> sorted(view_roots(f)["b"])
+['a']
+"""
+
+from __future__ import annotations
+
+from ..ir import nodes as n
+from ..ir.types import ArrayType
+
+
+def is_view_expr(expr) -> bool:
+    """True when ``expr`` denotes (part of) an existing array without copying it."""
+    if isinstance(expr, n.Name):
+        return isinstance(expr.type, ArrayType)
+    if isinstance(expr, n.Index):
+        if not all(_is_view_entry(e) for e in expr.indices):
+            return False
+        return is_view_expr(expr.base)
+    if isinstance(expr, n.Attribute) and expr.attr == "T":
+        return is_view_expr(expr.value)
+    return False
+
+
+def _is_view_entry(entry) -> bool:
+    return not isinstance(getattr(entry, "type", None), ArrayType)
+
+
+def view_base_name(expr) -> str | None:
+    """The name a view expression reads from (``a`` for ``a[1:, 0].T``), else None."""
+    while True:
+        if isinstance(expr, n.Name):
+            return expr.id
+        if isinstance(expr, n.Index):
+            expr = expr.base
+        elif isinstance(expr, n.Attribute) and expr.attr == "T":
+            expr = expr.value
+        else:
+            return None
+
+
+def view_roots(function: n.Function) -> dict:
+    """Map every array name of ``function`` to the set of root arrays it may view."""
+    roots: dict = {}
+    for p in function.params:
+        if isinstance(p.type, ArrayType):
+            roots[p.name] = {p.name}
+    edges = []
+    for node in n.walk(function):
+        if not isinstance(node, n.Assign):
+            continue
+        pairs = []
+        if isinstance(node.target, n.Name):
+            pairs.append((node.target, node.value))
+        elif isinstance(node.target, n.TupleExpr) and isinstance(node.value, n.TupleExpr):
+            pairs.extend(zip(node.target.elements, node.value.elements))
+        for target, value in pairs:
+            if not isinstance(target, n.Name):
+                continue
+            source = view_base_name(value) if is_view_expr(value) else None
+            if source is None:
+                roots.setdefault(target.id, set()).add(target.id)
+            else:
+                roots.setdefault(target.id, set())
+                edges.append((target.id, source))
+    changed = True
+    while changed:
+        changed = False
+        for target, source in edges:
+            new = roots.get(source, {source})
+            if not new <= roots[target]:
+                roots[target] |= new
+                changed = True
+    return roots
+
+
+def may_overlap(roots: dict, a: str, b: str) -> bool:
+    """True when names ``a`` and ``b`` may share memory."""
+    return bool(roots.get(a, {a}) & roots.get(b, {b}))

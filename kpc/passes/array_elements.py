@@ -1,0 +1,1029 @@
+"""Array-level expressions seen element by element: an iteration space and the scalar at an index.
+
+``ElementLowering.array(expr)`` turns an array-typed expression into an
+``ArrayValue``: its extents (scalar ``i64`` expressions; ``Const(1)`` marks a
+broadcast dimension) and a function that builds the scalar expression of the
+element at given indices. Element-wise chains compose into one scalar
+expression (that is the fusion); whole-array reductions are hoisted into scalar
+locals computed by loops placed before the consumer (``pre``); axis reductions
+and matrix products compute their element with a short inner loop placed in the
+consumer's loop body (``body``).
+
+>>> from kpc.ir.nodes import BinOp, Function, Name, Param
+>>> from kpc.ir.types import ArrayType, FLOAT64
+>>> vec = ArrayType(FLOAT64, 1, "C")
+>>> f = Function("f", [Param("a", vec), Param("b", vec)], [])
+>>> low = ElementLowering(f, Namer(f), NOLOC)
+>>> value = low.array(BinOp("+", Name("a", vec), Name("b", vec), type=vec), [])
+>>> [str(e) for e in value.shape], str(value.element([Name("i0")], []))
+(['a.shape[0]'], 'a[i0] + b[i0]')
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Callable
+
+from ..ir import nodes as n
+from ..ir.nodes import NOLOC
+from ..ir.types import BOOL, FLOAT64, INT64, ArrayType, ScalarType, TupleType, promote
+from .lowering_errors import NumpyLoweringError
+
+# NumPy ufunc name -> scalar math intrinsic (``Call(kind="math")``).
+MATH_UFUNCS = {
+    "sqrt": "sqrt", "exp": "exp", "expm1": "expm1", "exp2": "exp2", "log": "log", "log1p": "log1p",
+    "log2": "log2", "log10": "log10", "sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "asin",
+    "arccos": "acos", "arctan": "atan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh",
+    "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh", "arctan2": "atan2", "hypot": "hypot",
+    "fabs": "fabs", "floor": "floor", "ceil": "ceil", "trunc": "trunc", "copysign": "copysign",
+    "isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite", "cbrt": "cbrt",
+    "asin": "asin", "acos": "acos", "atan": "atan", "atan2": "atan2", "asinh": "asinh",
+    "acosh": "acosh", "atanh": "atanh", "erf": "erf", "erfc": "erfc",
+}
+# Element-wise ufuncs that are operators on scalars.
+BINARY_UFUNCS = {
+    "add": "+", "subtract": "-", "multiply": "*", "divide": "/", "true_divide": "/",
+    "floor_divide": "//", "mod": "%", "remainder": "%", "power": "**", "pow": "**",
+    "bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^",
+}
+COMPARE_UFUNCS = {"less": "<", "less_equal": "<=", "greater": ">", "greater_equal": ">=",
+                  "equal": "==", "not_equal": "!="}
+REDUCTIONS = {"sum": "sum", "prod": "prod", "product": "prod", "min": "min", "amin": "min",
+              "max": "max", "amax": "max", "mean": "mean", "any": "any", "all": "all",
+              "count_nonzero": "count", "var": "var", "std": "std", "argmin": "argmin",
+              "argmax": "argmax", "nansum": None}
+ALLOCATIONS = {"empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like",
+               "full_like", "arange", "linspace", "eye", "identity"}
+
+
+def short_name(func: str) -> str:
+    """``np.sqrt`` / ``numpy.sqrt`` / ``math.sqrt`` / ``.sum`` -> ``sqrt`` / ``sum``."""
+    for prefix in ("numpy.", "np.", "math.", "."):
+        if func.startswith(prefix):
+            return func[len(prefix):]
+    return func
+
+
+@dataclass(eq=False)
+class ArrayValue:
+    """An array-valued expression, read element by element.
+
+    ``shape``: extents (scalar exprs); ``element(indices, body)`` returns the scalar
+    expression at ``indices`` (one per dimension), appending to ``body`` any
+    statement the element needs first (inner reduction loops); ``None`` for
+    uninitialised allocations (``np.empty``). ``costly``: computing one element runs an
+    inner loop (axis reductions, matrix products): such a value is computed into a
+    temporary before being read more than once per element.
+    """
+
+    shape: list
+    element: Callable | None
+    dtype: ScalarType
+    costly: bool = False
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+
+class Namer:
+    """Fresh, readable local names (``i0``, ``tmp1``, ``sum0``) unused in the function."""
+
+    def __init__(self, function: n.Function):
+        self.function = function
+        self.used = {p.name for p in function.params} | set(function.locals)
+        for node in n.walk(function):
+            if isinstance(node, n.Name):
+                self.used.add(node.id)
+            elif isinstance(node, n.For):
+                self.used.add(node.var.id)
+        self.counters: dict = {}
+
+    def snapshot(self):
+        return set(self.used), dict(self.counters), dict(self.function.locals)
+
+    def restore(self, state) -> None:
+        self.used, self.counters = set(state[0]), dict(state[1])
+        self.function.locals.clear()
+        self.function.locals.update(state[2])
+
+    def fresh(self, prefix: str, type) -> str:
+        k = self.counters.get(prefix, 0)
+        while f"{prefix}{k}" in self.used:
+            k += 1
+        self.counters[prefix] = k + 1
+        name = f"{prefix}{k}"
+        self.used.add(name)
+        self.function.locals[name] = type
+        return name
+
+
+# --------------------------------------------------------------------------- small builders
+
+
+def clone(node):
+    """A copy of an expression tree (types and locations are shared, they are immutable)."""
+    return copy.deepcopy(node)
+
+
+def const_int(expr):
+    """The integer value of a constant expression (``3``, ``-1``), else None."""
+    if isinstance(expr, (n.Const, n.GlobalConst)) and isinstance(expr.value, int) \
+            and not isinstance(expr.value, bool):
+        return expr.value
+    if isinstance(expr, n.UnaryOp) and expr.op in "-+":
+        inner = const_int(expr.operand)
+        if inner is not None:
+            return -inner if expr.op == "-" else inner
+    return None
+
+
+def is_one(expr) -> bool:
+    return const_int(expr) == 1
+
+
+def is_nonnegative(expr) -> bool:
+    """Extents that are certainly >= 0: constants and ``x.shape[k]``."""
+    value = const_int(expr)
+    if value is not None:
+        return value >= 0
+    return (isinstance(expr, n.Index) and isinstance(expr.base, n.Attribute)
+            and expr.base.attr == "shape")
+
+
+class Builder:
+    """Typed IR nodes at one source location."""
+
+    def __init__(self, loc):
+        self.loc = loc
+
+    def int(self, value: int) -> n.Const:
+        return n.Const(value, INT64, self.loc)
+
+    def const(self, value, dtype: ScalarType) -> n.Const:
+        if dtype.is_bool:
+            value = bool(value)
+        elif dtype.is_float:
+            value = float(value)
+        elif dtype.is_int:
+            value = int(value)
+        return n.Const(value, dtype, self.loc)
+
+    def name(self, id: str, type) -> n.Name:
+        return n.Name(id, type, self.loc)
+
+    def binop(self, op, left, right, type) -> n.BinOp:
+        return n.BinOp(op, left, right, type, self.loc)
+
+    def add(self, left, right):
+        """``left + right`` on i64 extents, folding constants (``n - 1 - 1`` -> ``n - 2``)."""
+        a, b = const_int(left), const_int(right)
+        if a is not None and b is not None:
+            return self.int(a + b)
+        if a is not None:
+            left, right, b = right, left, a
+        if b is None:
+            return self.binop("+", left, right, INT64)
+        if b == 0:
+            return left
+        if isinstance(left, n.BinOp) and left.op in "+-" and const_int(left.right) is not None:
+            inner = const_int(left.right) * (1 if left.op == "+" else -1)
+            return self.add(left.left, self.int(inner + b))
+        return self.binop("-", left, self.int(-b), INT64) if b < 0 else self.binop("+", left, self.int(b), INT64)
+
+    def sub(self, left, right):
+        b = const_int(right)
+        if b is not None:
+            return self.add(left, self.int(-b))
+        return self.binop("-", left, right, INT64)
+
+    def mul(self, left, right):
+        a, b = const_int(left), const_int(right)
+        if a is not None and b is not None:
+            return self.int(a * b)
+        if a == 1:
+            return right
+        if b == 1:
+            return left
+        return self.binop("*", left, right, INT64)
+
+    def cast(self, expr, dtype: ScalarType):
+        if getattr(expr, "type", None) == dtype:
+            return expr
+        if isinstance(expr, n.Const) and not isinstance(expr.value, complex) and expr.value is not None:
+            return self.const(expr.value, dtype)
+        return n.Cast(dtype, expr, dtype, self.loc)
+
+    def shape_of(self, array: n.Expr, dim: int) -> n.Index:
+        ndim = array.type.ndim
+        attr = n.Attribute(clone(array), "shape", TupleType((INT64,) * ndim), self.loc)
+        return n.Index(attr, [self.int(dim)], INT64, self.loc)
+
+    def builtin(self, func, args, type) -> n.Call:
+        return n.Call(func, args, "builtin", {}, type, self.loc)
+
+    def math(self, func, args, type) -> n.Call:
+        return n.Call(func, args, "math", {}, type, self.loc)
+
+    def loop(self, var: str, stop, body) -> n.For:
+        return n.For(self.name(var, INT64), self.int(0), stop, self.int(1), body, "range", loc=self.loc)
+
+
+# --------------------------------------------------------------------------- element lowering
+
+
+class ElementLowering:
+    """Builds ``ArrayValue``s and scalar expressions for the statements of one function.
+
+    ``view_defs`` maps local names bound to a transposed view (``b = a.T``) to their
+    definition, read through instead of materialised.
+    """
+
+    def __init__(self, function: n.Function, namer: Namer, loc, view_defs=None):
+        self.function = function
+        self.namer = namer
+        self.b = Builder(loc)
+        self.view_defs = view_defs if view_defs is not None else {}
+
+    @property
+    def loc(self):
+        return self.b.loc
+
+    def fail(self, construct: str, node=None, hint: str = ""):
+        loc = getattr(node, "loc", None) or self.loc
+        if loc == NOLOC:
+            loc = self.loc
+        raise NumpyLoweringError(construct, loc, hint)
+
+    # ----------------------------------------------------------------- loops
+
+    def loop_nest(self, shape: list, make_body) -> list:
+        """``for i0 in range(shape[0]): for i1 ...: make_body([i0, i1, ...])``."""
+        names = [None if is_one(e) else self.namer.fresh("i", INT64) for e in shape]
+        body = make_body([self.b.int(0) if v is None else self.b.name(v, INT64) for v in names])
+        for var, extent in reversed(list(zip(names, shape))):
+            if var is not None:
+                body = [self.b.loop(var, clone(extent), body)]
+        return body
+
+    def broadcast_indices(self, value: ArrayValue, indices: list) -> list:
+        """Indices of ``value`` inside an iteration space of rank ``len(indices)`` (right-aligned)."""
+        offset = len(indices) - value.ndim
+        return [self.b.int(0) if is_one(ext) else clone(indices[offset + d])
+                for d, ext in enumerate(value.shape)]
+
+    def alloc_shape(self, shape: list) -> list:
+        """Extents safe to allocate with: a possibly negative slice extent is clamped at 0."""
+        return [clone(e) if is_nonnegative(e) else self.b.builtin("max", [clone(e), self.b.int(0)], INT64)
+                for e in shape]
+
+    def allocation(self, shape: list, dtype: ScalarType) -> n.Call:
+        """The one allocation form left after lowering: ``np.empty((e0, e1), dtype=np.<dtype>)``."""
+        extents = self.alloc_shape(shape)
+        dims = n.TupleExpr(extents, TupleType((INT64,) * len(extents)), self.loc)
+        dtype_expr = n.GlobalConst(f"np.{dtype.numpy_name}", dtype.numpy_name, dtype, self.loc)
+        return n.Call("np.empty", [dims], "numpy", {"dtype": dtype_expr},
+                      ArrayType(dtype, len(shape), "C"), self.loc)
+
+    def materialize(self, value: ArrayValue, pre: list, prefix: str = "tmp") -> n.Name:
+        """Allocate a fresh local, fill it with ``value``; statements go to ``pre``."""
+        type = ArrayType(value.dtype, value.ndim, "C")
+        tmp = self.namer.fresh(prefix, type)
+        pre.append(n.Assign(self.b.name(tmp, type), self.allocation(value.shape, value.dtype), self.loc))
+        pre.extend(self.fill(self.b.name(tmp, type), value))
+        return self.b.name(tmp, type)
+
+    def fill(self, target: n.Name, value: ArrayValue) -> list:
+        """Loops writing every element of ``value`` into the fresh array ``target``."""
+        if value.element is None:
+            return []
+
+        def body(idx):
+            stmts = []
+            element = value.element(idx, stmts)
+            store = n.Index(clone(target), [clone(i) for i in idx], value.dtype, self.loc)
+            stmts.append(n.Assign(store, self.b.cast(element, value.dtype), self.loc))
+            return stmts
+
+        return self.loop_nest(value.shape, body)
+
+    # ----------------------------------------------------------------- scalars
+
+    def scalar(self, expr, pre: list):
+        """Lower a scalar-typed expression: hoist reductions into ``pre``, read array
+        expressions through their elements. Returns the new expression."""
+        if expr is None:
+            return None
+        if isinstance(expr, n.Call) and expr.kind in ("numpy", "math", "builtin") \
+                and not isinstance(expr.type, ArrayType):
+            lowered = self.scalar_call(expr, pre)
+            if lowered is not None:
+                return lowered
+        if isinstance(expr, n.BinOp) and expr.op == "@" and not isinstance(expr.type, ArrayType):
+            return self.reduce_matmul_scalar(expr, pre)
+        if isinstance(expr, n.Index) and not isinstance(expr.type, ArrayType):
+            base = expr.base
+            if isinstance(base, n.Attribute) and base.attr == "shape" and self.needs_value(base.value):
+                k = const_int(expr.indices[0]) if len(expr.indices) == 1 else None
+                if k is None:
+                    self.fail("a non-constant index into .shape of an array expression", expr)
+                shape = self.array(base.value, pre).shape
+                return clone(shape[k])
+            if isinstance(base.type, ArrayType) and self.needs_value(base):
+                value = self.array(expr, pre)
+                body = []
+                element = value.element([], body)
+                pre.extend(body)
+                return element
+        if isinstance(expr, n.Attribute) and isinstance(expr.value.type, ArrayType) \
+                and self.needs_value(expr.value):
+            if expr.attr == "size":
+                return self.size(self.array(expr.value, pre).shape)
+            if expr.attr == "ndim":
+                return self.b.int(expr.value.type.ndim)
+        if isinstance(expr, n.Call) and expr.kind == "builtin" and expr.func == "len" \
+                and expr.args and self.needs_value(expr.args[0]):
+            return clone(self.array(expr.args[0], pre).shape[0])
+        if isinstance(expr.type, ArrayType):
+            return self.array_operand(expr, pre)
+        self.lower_children(expr, pre)
+        return expr
+
+    def lower_children(self, expr, pre: list) -> None:
+        for field in expr.__dataclass_fields__:
+            if field in ("type", "loc", "to"):
+                continue
+            value = getattr(expr, field)
+            if isinstance(value, n.Expr):
+                setattr(expr, field, self.scalar(value, pre))
+            elif isinstance(value, list):
+                setattr(expr, field, [self.scalar(v, pre) if isinstance(v, n.Expr) else v for v in value])
+            elif isinstance(value, dict):
+                setattr(expr, field, {k: self.scalar(v, pre) if isinstance(v, n.Expr) else v
+                                      for k, v in value.items()})
+
+    def needs_value(self, expr) -> bool:
+        """True when ``expr`` is not a plain array name the emitters can read directly."""
+        if isinstance(expr, n.Name):
+            return expr.id in self.view_defs
+        return True
+
+    def array_operand(self, expr, pre: list):
+        """An array passed where a whole array is expected (a kernel argument, a returned
+        value): views stay as they are, anything else is computed into a temporary."""
+        from .aliasing import is_view_expr
+
+        if is_view_expr(expr) and not self.reads_view_def(expr) and not self.has_transpose(expr):
+            self.lower_children(expr, pre)
+            return expr
+        return self.materialize(self.array(expr, pre), pre)
+
+    def reads_view_def(self, expr) -> bool:
+        return any(isinstance(node, n.Name) and node.id in self.view_defs for node in n.walk(expr))
+
+    @staticmethod
+    def has_transpose(expr) -> bool:
+        return any(isinstance(node, n.Attribute) and node.attr == "T" for node in n.walk(expr))
+
+    def size(self, shape: list):
+        total = self.b.int(1)
+        for extent in shape:
+            total = self.b.mul(total, clone(extent))
+        return total
+
+    # ----------------------------------------------------------------- array values
+
+    def array(self, expr, pre: list) -> ArrayValue:
+        """The ``ArrayValue`` of an array-typed expression."""
+        ty = expr.type
+        if not isinstance(ty, ArrayType):
+            self.fail(f"an array expression of unknown type ({expr})", expr)
+        if isinstance(expr, n.Name):
+            if expr.id in self.view_defs:
+                return self.array(clone(self.view_defs[expr.id]), pre)
+            return self.name_value(expr)
+        if isinstance(expr, n.Index):
+            return self.index_value(self.array(expr.base, pre), expr.indices, pre, expr)
+        if isinstance(expr, n.Attribute) and expr.attr == "T":
+            return self.transpose(self.array(expr.value, pre), None)
+        if isinstance(expr, n.BinOp):
+            if expr.op == "@":
+                return self.matmul(expr.left, expr.right, ty.dtype, pre, expr)
+            return self.elementwise([expr.left, expr.right], ty.dtype, pre,
+                                    lambda a, c: self.b.binop(expr.op, a, c, ty.dtype))
+        if isinstance(expr, n.UnaryOp):
+            op = "not" if expr.op == "~" and ty.dtype.is_bool else expr.op
+            return self.elementwise([expr.operand], ty.dtype, pre,
+                                    lambda a: n.UnaryOp(op, a, ty.dtype, self.loc))
+        if isinstance(expr, n.Compare):
+            return self.elementwise([expr.left, expr.right], BOOL, pre,
+                                    lambda a, c: n.Compare(expr.op, a, c, BOOL, self.loc))
+        if isinstance(expr, n.BoolOp):
+            return self.elementwise(list(expr.values), ty.dtype, pre,
+                                    lambda *vs: n.BoolOp(expr.op, list(vs), ty.dtype, self.loc))
+        if isinstance(expr, n.IfExp):
+            return self.elementwise([expr.test, expr.body, expr.orelse], ty.dtype, pre,
+                                    lambda t, a, c: n.IfExp(t, self.b.cast(a, ty.dtype),
+                                                            self.b.cast(c, ty.dtype), ty.dtype, self.loc))
+        if isinstance(expr, n.Cast):
+            return self.elementwise([expr.value], ty.dtype, pre, lambda a: self.b.cast(a, ty.dtype))
+        if isinstance(expr, n.Call) and expr.kind in ("numpy", "math", "builtin"):
+            return self.call_value(expr, pre)
+        self.fail(f"array expression {type(expr).__name__} `{expr}`", expr)
+
+    def name_value(self, name: n.Name) -> ArrayValue:
+        ty = name.type
+
+        def element(idx, body):
+            return n.Index(clone(name), [clone(i) for i in idx], ty.dtype, self.loc)
+
+        return ArrayValue([self.b.shape_of(name, d) for d in range(ty.ndim)], element, ty.dtype)
+
+    def transpose(self, value: ArrayValue, axes) -> ArrayValue:
+        axes = list(reversed(range(value.ndim))) if axes is None else axes
+        inverse = [axes.index(d) for d in range(value.ndim)]
+
+        def element(idx, body):
+            return value.element([idx[inverse[d]] for d in range(value.ndim)], body)
+
+        return ArrayValue([value.shape[a] for a in axes], element, value.dtype, value.costly)
+
+    def index_value(self, base: ArrayValue, entries: list, pre: list, node) -> ArrayValue:
+        """``base[entries]`` with integers, slices, ``None`` and one integer index array."""
+        shape: list = []
+        picks: list = []  # per base dimension: how to compute its index from the result indices
+        d = 0
+        for entry in entries:
+            if isinstance(entry, n.Const) and entry.value is None:
+                shape.append(self.b.int(1))
+                continue
+            if d >= base.ndim:
+                self.fail(f"too many indices in `{node}`", node)
+            if isinstance(entry, n.Slice):
+                extent, lower, step = self.slice_dim(entry, base.shape[d], pre)
+                picks.append(("slice", len(shape), lower, step))
+                shape.append(extent)
+            elif isinstance(getattr(entry, "type", None), ArrayType):
+                if entry.type.dtype.is_bool:
+                    self.fail(f"boolean mask read `{node}` (only masked assignment `a[mask] = v` "
+                              "is lowered)", node)
+                indexer = self.array(entry, pre)
+                picks.append(("gather", len(shape), indexer))
+                shape.extend(indexer.shape)
+            else:
+                value = self.scalar(entry, pre)
+                c = const_int(value)
+                if c is not None and c < 0:
+                    value = self.b.add(clone(base.shape[d]), self.b.int(c))
+                picks.append(("fixed", value))
+            d += 1
+        while d < base.ndim:
+            picks.append(("slice", len(shape), self.b.int(0), 1))
+            shape.append(base.shape[d])
+            d += 1
+
+        def element(idx, body):
+            base_idx = []
+            for pick in picks:
+                if pick[0] == "fixed":
+                    base_idx.append(clone(pick[1]))
+                elif pick[0] == "slice":
+                    _, pos, lower, step = pick
+                    scaled = clone(idx[pos]) if step == 1 else self.b.mul(self.b.int(step), clone(idx[pos]))
+                    base_idx.append(self.b.add(clone(lower), scaled))
+                else:
+                    _, pos, indexer = pick
+                    sub = idx[pos:pos + indexer.ndim]
+                    base_idx.append(self.b.cast(indexer.element(sub, body), INT64))
+            return base.element(base_idx, body)
+
+        return ArrayValue(shape, element, base.dtype, base.costly)
+
+    def slice_dim(self, sl: n.Slice, extent, pre: list):
+        """(extent, first index, step) of ``lower:upper:step`` over a dimension of ``extent``."""
+        step = 1 if sl.step is None else const_int(sl.step)
+        if step is None or step == 0:
+            self.fail(f"slice step `{sl.step}` (only constant non-zero steps are lowered)", sl)
+
+        def bound(e):
+            if e is None:
+                return None
+            value = self.scalar(e, pre)
+            c = const_int(value)
+            if c is not None and c < 0:
+                return self.b.add(clone(extent), self.b.int(c))
+            if isinstance(value, n.UnaryOp) and value.op == "-":
+                return self.b.sub(clone(extent), value.operand)
+            return value
+
+        lower, upper = bound(sl.lower), bound(sl.upper)
+        if step > 0:
+            lower = lower if lower is not None else self.b.int(0)
+            upper = upper if upper is not None else clone(extent)
+            span = self.b.sub(upper, clone(lower))
+            if step != 1:
+                span = self.b.binop("//", self.b.add(span, self.b.int(step - 1)), self.b.int(step), INT64)
+            return span, lower, step
+        lower = lower if lower is not None else self.b.add(clone(extent), self.b.int(-1))
+        upper = upper if upper is not None else self.b.int(-1)
+        span = self.b.sub(clone(lower), upper)
+        if step != -1:
+            span = self.b.binop("//", self.b.add(span, self.b.int(-step - 1)), self.b.int(-step), INT64)
+        return span, lower, step
+
+    def elementwise(self, operands: list, dtype: ScalarType, pre: list, combine) -> ArrayValue:
+        """Broadcast ``operands`` (arrays or scalars) and combine their elements."""
+        values = []
+        for op in operands:
+            if isinstance(getattr(op, "type", None), ArrayType):
+                values.append(self.array(op, pre))
+            else:
+                values.append(self.scalar(op, pre))
+        arrays = [v for v in values if isinstance(v, ArrayValue)]
+        rank = max(v.ndim for v in arrays)
+        shape = []
+        for d in range(rank):
+            candidates = [v.shape[d - (rank - v.ndim)] for v in arrays if d >= rank - v.ndim]
+            chosen = next((c for c in candidates if not is_one(c)), candidates[0])
+            shape.append(chosen)
+        for k, v in enumerate(values):
+            if isinstance(v, ArrayValue) and v.costly and self.is_broadcast(v, shape):
+                values[k] = self.read_back(self.materialize(v, pre), v.shape)
+
+        def element(idx, body):
+            parts = []
+            for v in values:
+                if isinstance(v, ArrayValue):
+                    parts.append(v.element(self.broadcast_indices(v, idx), body))
+                else:
+                    parts.append(clone(v))
+            return combine(*parts)
+
+        return ArrayValue(shape, element, dtype, any(isinstance(v, ArrayValue) and v.costly for v in values))
+
+    @staticmethod
+    def is_broadcast(value: ArrayValue, shape: list) -> bool:
+        """True when ``value`` is read several times for one element of its own (broadcast)."""
+        offset = len(shape) - value.ndim
+        return offset > 0 or any(is_one(e) and not is_one(shape[offset + d]) for d, e in enumerate(value.shape))
+
+    def read_back(self, array: n.Name, shape: list) -> ArrayValue:
+        """The ``ArrayValue`` of a temporary materialised from a value of ``shape`` (whose
+        unit extents still broadcast)."""
+        def element(idx, body):
+            return n.Index(clone(array), [clone(i) for i in idx], array.type.dtype, self.loc)
+
+        return ArrayValue(list(shape), element, array.type.dtype)
+
+    # ----------------------------------------------------------------- calls
+
+    def arg(self, call: n.Call, pos: int, kw: str, default=None):
+        """Argument ``pos`` (counted after the object of a method call) or keyword ``kw``."""
+        offset = 1 if call.func.startswith(".") else 0
+        if kw in call.kwargs:
+            return call.kwargs[kw]
+        if len(call.args) > pos + offset:
+            return call.args[pos + offset]
+        return default
+
+    def subject(self, call: n.Call):
+        return call.args[0]
+
+    def call_value(self, call: n.Call, pre: list) -> ArrayValue:
+        name = short_name(call.func)
+        dtype = call.type.dtype
+        b = self.b
+        if name in REDUCTIONS:
+            axis = self.arg(call, 1, "axis")
+            if axis is None or (isinstance(axis, n.Const) and axis.value is None):
+                self.fail(f"`{call}` gives an array without an axis", call)
+            return self.reduce_axis(REDUCTIONS[name], self.array(self.subject(call), pre),
+                                    const_int(axis), dtype, call)
+        if name in ALLOCATIONS:
+            return self.allocation_value(name, call, pre)
+        if name in ("dot", "matmul"):
+            return self.matmul(call.args[0], call.args[1], dtype, pre, call)
+        if name in ("copy", "ascontiguousarray", "asfortranarray", "array", "asarray"):
+            if name == "array" and not isinstance(getattr(call.args[0], "type", None), ArrayType):
+                self.fail(f"`{call}` builds an array from a Python sequence", call)
+            return self.array(self.subject(call), pre)
+        if name == "astype":
+            return self.elementwise([call.args[0]], dtype, pre, lambda a: b.cast(a, dtype))
+        if name == "transpose":
+            axes = self.arg(call, 1, "axes")
+            perm = None
+            if axes is not None:
+                perm = [const_int(e) for e in getattr(axes, "elements", [])]
+                if not perm or None in perm:
+                    self.fail(f"`{call}` with non-constant axes", call)
+            return self.transpose(self.array(self.subject(call), pre), perm)
+        if name == "reshape":
+            return self.reshape(call, pre)
+        if name == "outer":
+            left, right = self.array(call.args[0], pre), self.array(call.args[1], pre)
+            if left.ndim != 1 or right.ndim != 1:
+                self.fail(f"`{call}` of arrays that are not 1-D", call)
+
+            def element(idx, body):
+                x = left.element([idx[0]], body)
+                y = right.element([idx[1]], body)
+                return b.binop("*", b.cast(x, dtype), b.cast(y, dtype), dtype)
+
+            return ArrayValue([left.shape[0], right.shape[0]], element, dtype)
+        if name in ("triu", "tril"):
+            source = self.array(call.args[0], pre)
+            if source.ndim != 2:
+                self.fail(f"`{call}` of an array that is not 2-D", call)
+            k = self.scalar(self.arg(call, 1, "k", b.int(0)), pre)
+
+            def element(idx, body):
+                op = ">=" if name == "triu" else "<="
+                keep = n.Compare(op, clone(idx[1]), b.add(clone(idx[0]), clone(k)), BOOL, self.loc)
+                return n.IfExp(keep, b.cast(source.element(idx, body), dtype), b.const(0, dtype),
+                               dtype, self.loc)
+
+            return ArrayValue(source.shape, element, dtype)
+        if name == "where":
+            if len(call.args) != 3:
+                self.fail(f"`{call}` with one argument (np.nonzero form)", call)
+            return self.elementwise(call.args, dtype, pre,
+                                    lambda t, x, y: n.IfExp(t, b.cast(x, dtype), b.cast(y, dtype),
+                                                            dtype, self.loc))
+        if name == "clip":
+            def clip(x, lo, hi):
+                low = b.builtin("max", [b.cast(x, dtype), b.cast(lo, dtype)], dtype)
+                return b.builtin("min", [low, b.cast(hi, dtype)], dtype)
+            return self.elementwise(call.args[:3], dtype, pre, clip)
+        if name in ("diff",):
+            source = self.array(call.args[0], pre)
+            if source.ndim != 1 or self.arg(call, 1, "n") is not None:
+                self.fail(f"`{call}` other than the first difference of a 1-D array", call)
+
+            def element(idx, body):
+                nxt = source.element([b.add(clone(idx[0]), b.int(1))], body)
+                return b.binop("-", b.cast(nxt, dtype), b.cast(source.element(idx, body), dtype), dtype)
+
+            return ArrayValue([b.add(clone(source.shape[0]), b.int(-1))], element, dtype)
+        return self.elementwise(self.ufunc_args(call), dtype, pre, self.ufunc(call, dtype))
+
+    def ufunc_args(self, call: n.Call) -> list:
+        if call.kwargs:
+            self.fail(f"keyword arguments of `{call}`", call)
+        return list(call.args)
+
+    def ufunc(self, call: n.Call, dtype: ScalarType):
+        """The scalar form of an element-wise NumPy function: a function of the element values."""
+        name = short_name(call.func)
+        b = self.b
+        if name in MATH_UFUNCS:
+            func = MATH_UFUNCS[name]
+            float_result = dtype.is_float or dtype.is_complex
+
+            def math_call(*xs):
+                args = [b.cast(x, dtype) if float_result and not x.type.is_float else x for x in xs]
+                return b.math(func, args, dtype)
+            return math_call
+        if name in BINARY_UFUNCS:
+            return lambda x, y: b.binop(BINARY_UFUNCS[name], x, y, dtype)
+        if name in COMPARE_UFUNCS:
+            return lambda x, y: n.Compare(COMPARE_UFUNCS[name], x, y, BOOL, self.loc)
+        if name in ("abs", "absolute"):
+            return lambda x: b.builtin("abs", [x], dtype)
+        if name in ("maximum", "fmax", "minimum", "fmin"):
+            func = "max" if name in ("maximum", "fmax") else "min"
+            return lambda x, y: b.builtin(func, [b.cast(x, dtype), b.cast(y, dtype)], dtype)
+        if name == "sign":
+            def sign(x):
+                positive = n.Compare(">", x, b.const(0, x.type), BOOL, self.loc)
+                negative = n.Compare("<", clone(x), b.const(0, x.type), BOOL, self.loc)
+                inner = n.IfExp(negative, b.const(-1, dtype), b.cast(clone(x), dtype), dtype, self.loc)
+                return n.IfExp(positive, b.const(1, dtype), inner, dtype, self.loc)
+            return sign
+        if name == "square":
+            return lambda x: b.binop("*", x, clone(x), dtype)
+        if name == "negative":
+            return lambda x: n.UnaryOp("-", x, dtype, self.loc)
+        if name == "reciprocal":
+            return lambda x: b.binop("/", b.const(1, dtype), x, dtype)
+        if name in ("logical_and", "logical_or"):
+            op = name.split("_")[1]
+            return lambda x, y: n.BoolOp(op, [x, y], BOOL, self.loc)
+        if name == "logical_not":
+            return lambda x: n.UnaryOp("not", x, BOOL, self.loc)
+        if name == "logical_xor":
+            return lambda x, y: n.Compare("!=", b.cast(x, BOOL), b.cast(y, BOOL), BOOL, self.loc)
+        if name in ("float64", "float32", "int64", "int32", "bool_", "float", "int", "bool"):
+            return lambda x: b.cast(x, dtype)
+        self.fail(f"NumPy function `{call.func}`", call)
+
+    def scalar_call(self, call: n.Call, pre: list):
+        """A scalar-valued NumPy call: a reduction (hoisted) or a ufunc on scalars; None if
+        the call is not NumPy-specific (a math intrinsic, a builtin)."""
+        name = short_name(call.func)
+        subject = call.args[0] if call.args else None
+        has_array_arg = any(isinstance(getattr(a, "type", None), ArrayType) for a in call.args)
+        if name in REDUCTIONS and has_array_arg:
+            axis = self.arg(call, 1, "axis")
+            if axis is not None and not (isinstance(axis, n.Const) and axis.value is None):
+                if const_int(axis) is None or self.array(subject, pre).ndim != 1:
+                    self.fail(f"`{call}` with an axis on a scalar result", call)
+            return self.reduce_all(REDUCTIONS[name], self.array(subject, pre), call.type, pre, call)
+        if name in ("dot", "matmul", "vdot", "inner") and has_array_arg:
+            return self.reduce_matmul_scalar(n.BinOp("@", call.args[0], call.args[1], call.type, call.loc), pre)
+        if call.kind != "numpy":
+            if has_array_arg and call.func in ("min", "max", "sum"):
+                self.fail(f"builtin `{call.func}` over an array (use np.{call.func})", call)
+            return None
+        if has_array_arg:
+            self.fail(f"`{call}` gives a scalar from arrays", call)
+        args = [self.scalar(a, pre) for a in call.args]
+        if name in ("float64", "float32", "int64", "int32", "int16", "int8", "uint64", "uint32",
+                    "uint8", "bool_", "intp", "float_", "double"):
+            return self.b.cast(args[0], call.type)
+        return self.ufunc(call, call.type)(*args)
+
+    def allocation_value(self, name: str, call: n.Call, pre: list) -> ArrayValue:
+        b = self.b
+        dtype = call.type.dtype
+        if name.endswith("_like"):
+            shape = self.array(call.args[0], pre).shape
+        elif name in ("eye", "identity"):
+            rows = self.scalar(call.args[0], pre)
+            cols = self.arg(call, 1, "M")
+            cols = rows if name == "identity" or cols is None or (
+                isinstance(cols, n.Const) and cols.value is None) else self.scalar(cols, pre)
+            k = self.scalar(self.arg(call, 2, "k", b.int(0)), pre) if name == "eye" else b.int(0)
+
+            def eye(idx, body):
+                on = n.Compare("==", clone(idx[1]), b.add(clone(idx[0]), clone(k)), BOOL, self.loc)
+                return n.IfExp(on, b.const(1, dtype), b.const(0, dtype), dtype, self.loc)
+
+            return ArrayValue([rows, clone(cols)], eye, dtype)
+        elif name == "arange":
+            return self.arange(call, dtype, pre)
+        elif name == "linspace":
+            return self.linspace(call, dtype, pre)
+        else:
+            shape = self.shape_arg(call.args[0], pre)
+        if name.startswith("empty"):
+            return ArrayValue(shape, None, dtype)
+        if name.startswith("zeros"):
+            fill = b.const(0, dtype)
+        elif name.startswith("ones"):
+            fill = b.const(1, dtype)
+        else:
+            fill = b.cast(self.scalar(self.arg(call, 1, "fill_value"), pre), dtype)
+        return ArrayValue(shape, lambda idx, body: clone(fill), dtype)
+
+    def shape_arg(self, shape, pre: list) -> list:
+        """Extents of a shape argument: ``n``, ``(n, m)``, ``a.shape``, a tuple local."""
+        if isinstance(shape, n.TupleExpr):
+            return [self.scalar(e, pre) for e in shape.elements]
+        if isinstance(shape.type, TupleType):
+            if isinstance(shape, n.Attribute) and shape.attr == "shape":
+                return self.array(shape.value, pre).shape
+            return [n.Index(clone(shape), [self.b.int(k)], INT64, self.loc)
+                    for k in range(len(shape.type.elements))]
+        return [self.scalar(shape, pre)]
+
+    def arange(self, call: n.Call, dtype: ScalarType, pre: list) -> ArrayValue:
+        b = self.b
+        args = [self.scalar(a, pre) for a in call.args]
+        if "dtype" in call.kwargs and len(args) > 3:
+            args = args[:3]
+        start, stop, step = (b.int(0), args[0], b.int(1)) if len(args) == 1 else \
+            (args[0], args[1], args[2] if len(args) > 2 else b.int(1))
+        c = const_int(step)
+        if all(getattr(x.type, "is_int", False) for x in (start, stop, step)) and c is not None and c > 0:
+            extent = b.sub(stop, start)
+            if c != 1:
+                extent = b.binop("//", b.add(extent, b.int(c - 1)), b.int(c), INT64)
+        else:
+            span = b.binop("/", b.binop("-", clone(stop), clone(start), FLOAT64), clone(step), FLOAT64)
+            extent = b.cast(b.math("ceil", [span], FLOAT64), INT64)
+
+        def element(idx, body):
+            offset = clone(idx[0]) if c == 1 else b.binop("*", clone(idx[0]), clone(step),
+                                                         promote(INT64, step.type))
+            return b.cast(b.binop("+", clone(start), offset, dtype), dtype)
+
+        return ArrayValue([extent], element, dtype)
+
+    def linspace(self, call: n.Call, dtype: ScalarType, pre: list) -> ArrayValue:
+        b = self.b
+        start = b.cast(self.scalar(call.args[0], pre), dtype)
+        stop = b.cast(self.scalar(call.args[1], pre), dtype)
+        num = self.scalar(self.arg(call, 2, "num", b.int(50)), pre)
+        if "endpoint" in call.kwargs:
+            self.fail("np.linspace(endpoint=...)", call)
+
+        def element(idx, body):
+            last = b.builtin("max", [b.add(clone(num), b.int(-1)), b.int(1)], INT64)
+            step = b.binop("/", b.binop("-", clone(stop), clone(start), dtype), b.cast(last, dtype), dtype)
+            return b.binop("+", clone(start), b.binop("*", b.cast(clone(idx[0]), dtype), step, dtype), dtype)
+
+        return ArrayValue([num], element, dtype)
+
+    def reshape(self, call: n.Call, pre: list) -> ArrayValue:
+        """Only reshapes that add or drop unit dimensions (``v.reshape((-1, 1))``) are lowered:
+        a general reshape reorders elements through the memory layout."""
+        source = self.array(self.subject(call), pre)
+        dims = call.args[1:]
+        if len(dims) == 1 and isinstance(dims[0], n.TupleExpr):
+            dims = dims[0].elements
+        consts = [const_int(d) for d in dims]
+        kept = [c for c in consts if c != 1]
+        if source.ndim == 1 and None not in consts and len(kept) == 1 and kept[0] == -1:
+            shape = [self.b.int(1) if c == 1 else source.shape[0] for c in consts]
+            pos = consts.index(-1)
+            return ArrayValue(shape, lambda idx, body: source.element([idx[pos]], body), source.dtype,
+                              source.costly)
+        self.fail(f"`{call}` (reshape other than adding unit dimensions to a 1-D array)", call,
+                  "write the loops over the original indices")
+
+    # ----------------------------------------------------------------- reductions
+
+    def reduction_init(self, op, dtype, first):
+        if op in ("sum", "mean", "count", "var", "std"):
+            return self.b.const(0, dtype)
+        if op == "prod":
+            return self.b.const(1, dtype)
+        if op == "any":
+            return self.b.const(False, BOOL)
+        if op == "all":
+            return self.b.const(True, BOOL)
+        return first()
+
+    def reduction_update(self, op, acc: str, dtype, element) -> n.Stmt:
+        b = self.b
+        target = b.name(acc, dtype)
+        if op in ("sum", "mean"):
+            return n.AugAssign(target, "+", b.cast(element, dtype), loc=self.loc)
+        if op == "prod":
+            return n.AugAssign(target, "*", b.cast(element, dtype), loc=self.loc)
+        if op == "count":
+            nonzero = element if element.type == BOOL else n.Compare(
+                "!=", element, b.const(0, element.type), BOOL, self.loc)
+            return n.AugAssign(target, "+", b.cast(nonzero, dtype), loc=self.loc)
+        if op in ("min", "max"):
+            return n.Assign(target, b.builtin(op, [b.name(acc, dtype), b.cast(element, dtype)], dtype),
+                            self.loc)
+        if op in ("any", "all"):
+            truth = element if element.type == BOOL else b.cast(element, BOOL)
+            join = "or" if op == "any" else "and"
+            return n.Assign(target, n.BoolOp(join, [b.name(acc, dtype), truth], BOOL, self.loc), self.loc)
+        raise AssertionError(op)
+
+    def reduce_all(self, op, source: ArrayValue, dtype, pre: list, node) -> n.Expr:
+        """Hoist ``op`` over every element of ``source`` into a scalar local; returns its name."""
+        b = self.b
+        if op in ("var", "std"):
+            return self.reduce_variance(op, source, dtype, pre)
+        if op in ("argmin", "argmax"):
+            return self.reduce_arg(op, source, pre)
+        acc = self.namer.fresh(op, dtype)
+
+        def first():
+            body = []
+            value = source.element([b.int(0)] * source.ndim, body)
+            pre.extend(body)
+            return b.cast(value, dtype)
+
+        pre.append(n.Assign(b.name(acc, dtype), self.reduction_init(op, dtype, first), self.loc))
+
+        def body(idx):
+            stmts = []
+            element = source.element(idx, stmts)
+            stmts.append(self.reduction_update(op, acc, dtype, element))
+            return stmts
+
+        pre.extend(self.loop_nest(source.shape, body))
+        if op == "mean":
+            count = b.cast(self.size(source.shape), dtype)
+            pre.append(n.Assign(b.name(acc, dtype), b.binop("/", b.name(acc, dtype), count, dtype), self.loc))
+        return b.name(acc, dtype)
+
+    def reduce_variance(self, op, source: ArrayValue, dtype, pre: list) -> n.Expr:
+        """Two passes as NumPy: the mean, then the mean of squared deviations."""
+        b = self.b
+        mean = self.reduce_all("mean", source, dtype, pre, None)
+        acc = self.namer.fresh(op, dtype)
+        pre.append(n.Assign(b.name(acc, dtype), b.const(0, dtype), self.loc))
+
+        def body(idx):
+            stmts = []
+            dev = self.namer.fresh("dev", dtype)
+            element = b.cast(source.element(idx, stmts), dtype)
+            stmts.append(n.Assign(b.name(dev, dtype), b.binop("-", element, clone(mean), dtype), self.loc))
+            square = b.binop("*", b.name(dev, dtype), b.name(dev, dtype), dtype)
+            stmts.append(n.AugAssign(b.name(acc, dtype), "+", square, loc=self.loc))
+            return stmts
+
+        pre.extend(self.loop_nest(source.shape, body))
+        value = b.binop("/", b.name(acc, dtype), b.cast(self.size(source.shape), dtype), dtype)
+        if op == "std":
+            value = b.math("sqrt", [value], dtype)
+        pre.append(n.Assign(b.name(acc, dtype), value, self.loc))
+        return b.name(acc, dtype)
+
+    def reduce_arg(self, op, source: ArrayValue, pre: list) -> n.Expr:
+        """``argmin``/``argmax``: the flat (C-order) position of the first extreme element."""
+        b = self.b
+        best = self.namer.fresh("best", source.dtype)
+        where = self.namer.fresh(op, INT64)
+        first = []
+        value = source.element([b.int(0)] * source.ndim, first)
+        pre.extend(first)
+        pre.append(n.Assign(b.name(best, source.dtype), value, self.loc))
+        pre.append(n.Assign(b.name(where, INT64), b.int(0), self.loc))
+
+        def body(idx):
+            stmts = []
+            element = source.element(idx, stmts)
+            flat = clone(idx[0]) if idx else b.int(0)
+            for d in range(1, len(idx)):
+                flat = b.add(b.mul(flat, clone(source.shape[d])), clone(idx[d]))
+            better = n.Compare("<" if op == "argmin" else ">", element, b.name(best, source.dtype),
+                               BOOL, self.loc)
+            stmts.append(n.If(better, [
+                n.Assign(b.name(best, source.dtype), clone(element), self.loc),
+                n.Assign(b.name(where, INT64), flat, self.loc)], [], self.loc))
+            return stmts
+
+        pre.extend(self.loop_nest(source.shape, body))
+        return b.name(where, INT64)
+
+    def reduce_axis(self, op, source: ArrayValue, axis, dtype, node) -> ArrayValue:
+        """``op`` along ``axis``: each element is an inner loop over that axis."""
+        b = self.b
+        if axis is None:
+            self.fail(f"`{node}` with a non-constant axis", node)
+        if op in ("var", "std", "argmin", "argmax"):
+            self.fail(f"`{node}` (np.{op} along an axis)", node)
+        if axis < 0:
+            axis += source.ndim
+        if not 0 <= axis < source.ndim:
+            self.fail(f"`{node}`: axis {axis} out of range", node)
+
+        def element(idx, body):
+            acc = self.namer.fresh(op, dtype)
+            k = self.namer.fresh("i", INT64)
+            full = [clone(i) for i in idx[:axis]] + [b.name(k, INT64)] + [clone(i) for i in idx[axis:]]
+
+            def first():
+                at_zero = [clone(i) for i in idx[:axis]] + [b.int(0)] + [clone(i) for i in idx[axis:]]
+                return b.cast(source.element(at_zero, body), dtype)
+
+            body.append(n.Assign(b.name(acc, dtype), self.reduction_init(op, dtype, first), self.loc))
+            inner = []
+            inner.append(self.reduction_update(op, acc, dtype, source.element(full, inner)))
+            body.append(b.loop(k, clone(source.shape[axis]), inner))
+            if op == "mean":
+                count = b.cast(clone(source.shape[axis]), dtype)
+                body.append(n.Assign(b.name(acc, dtype), b.binop("/", b.name(acc, dtype), count, dtype),
+                                     self.loc))
+            return b.name(acc, dtype)
+
+        return ArrayValue(source.shape[:axis] + source.shape[axis + 1:], element, dtype, costly=True)
+
+    def matmul(self, left, right, dtype, pre: list, node) -> ArrayValue:
+        """``A @ x``, ``x @ A``, ``A @ B``: each element is a dot product over the shared axis."""
+        b = self.b
+        a, c = self.array(left, pre), self.array(right, pre)
+        # Every element of an operand is read once per row or column of the result.
+        a = self.read_back(self.materialize(a, pre), a.shape) if a.costly else a
+        c = self.read_back(self.materialize(c, pre), c.shape) if c.costly else c
+        if (a.ndim, c.ndim) not in ((2, 1), (1, 2), (2, 2)):
+            self.fail(f"`{node}` with operands of rank {a.ndim} and {c.ndim}", node)
+        shape = ([a.shape[0]] if a.ndim == 2 else []) + ([c.shape[1]] if c.ndim == 2 else [])
+        inner_extent = a.shape[-1]
+
+        def element(idx, body):
+            acc = self.namer.fresh("dot", dtype)
+            k = b.name(self.namer.fresh("i", INT64), INT64)
+            row = [clone(idx[0]), clone(k)] if a.ndim == 2 else [clone(k)]
+            col = [clone(k), clone(idx[-1])] if c.ndim == 2 else [clone(k)]
+            inner = []
+            x = b.cast(a.element(row, inner), dtype)
+            y = b.cast(c.element(col, inner), dtype)
+            inner.append(n.AugAssign(b.name(acc, dtype), "+", b.binop("*", x, y, dtype), loc=self.loc))
+            body.append(n.Assign(b.name(acc, dtype), b.const(0, dtype), self.loc))
+            body.append(b.loop(k.id, clone(inner_extent), inner))
+            return b.name(acc, dtype)
+
+        return ArrayValue(shape, element, dtype, costly=True)
+
+    def reduce_matmul_scalar(self, node: n.BinOp, pre: list) -> n.Expr:
+        """``x @ y`` / ``np.dot(x, y)`` of two 1-D arrays: a hoisted sum of products."""
+        dtype = node.type
+        a, c = self.array(node.left, pre), self.array(node.right, pre)
+        if a.ndim != 1 or c.ndim != 1:
+            self.fail(f"`{node}` with operands of rank {a.ndim} and {c.ndim}", node)
+
+        def element(idx, body):
+            x = self.b.cast(a.element(idx, body), dtype)
+            y = self.b.cast(c.element(idx, body), dtype)
+            return self.b.binop("*", x, y, dtype)
+
+        return self.reduce_all("sum", ArrayValue(a.shape, element, dtype), dtype, pre, node)

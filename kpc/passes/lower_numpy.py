@@ -1,0 +1,408 @@
+"""lower-numpy: NumPy array expressions, ufuncs, reductions, slicing and allocation into loops."""
+
+from __future__ import annotations
+
+from ..ir import nodes as n
+from ..ir.module import Rejected
+from ..ir.types import BOOL, ArrayType
+from .aliasing import is_view_expr, view_base_name, view_roots
+from .array_elements import ArrayValue, ElementLowering, Namer, clone, short_name
+from .lowering_errors import NumpyLoweringError
+from .manager import Pass, register
+
+
+@register
+class LowerNumpy(Pass):
+    """Rewrite array-level IR into explicit loop nests over scalar IR.
+
+    Element-wise chains (operators, comparisons, ufuncs, ``np.where``, broadcasting
+    with ``None``, slices on both sides) become one loop nest per statement (fused:
+    no temporary per operation). Whole-array reductions (``np.sum(x)``, ``x.max()``,
+    ``x @ y`` of vectors) are hoisted into a scalar local computed by a loop placed
+    before the statement that uses them; axis reductions and matrix products compute
+    each element with an inner loop. A temporary array appears only where NumPy
+    semantics need one: the written array may overlap an array read at another
+    index (``A[1:] = A[:-1]`` reads the old values), a name is rebound to a value
+    that reads it (``x = x * 2``), or a computed array is passed to a kernel or
+    returned.
+
+    After this pass the only array-level node left is the allocation, always in the
+    statement form ``name = np.empty((e0, ..., ek), dtype=np.<dtype>)``:
+    ``Assign(Name, Call(kind="numpy", func="np.empty", args=[TupleExpr(extents)],
+    kwargs={"dtype": GlobalConst("np.<dtype>", "<dtype>", DTypeType)}))`` whose
+    ``type`` is ``ArrayType(dtype, k + 1, "C")``; the extents are scalar ``i64``
+    expressions (never negative), the target a local ``Name``. Views stay as views:
+    a name bound to ``a``/``a[1:, j]`` and slices passed to kernels are untouched.
+    Generated loops are ``For(i<k>: i64 in range(0, extent))`` with fresh names;
+    every new local is in ``Function.locals``; every new node carries the
+    statement's location. A construct it cannot lower raises (and records in
+    ``module.rejected``) a ``NumpyLoweringError`` naming it: the kernel stays Numba.
+
+    Before::
+
+        func @f(x: f64[:] C, out: f64[:] C) -> none   role=entry
+          out[1:-1] = np.exp(x[1:-1] - np.max(x)) + out[2:]
+
+    After::
+
+        func @f(x: f64[:] C, out: f64[:] C) -> none   role=entry
+          max0: f64 = x[0]
+          for i0: i64 in range(0, x.shape[0]):
+            max0 = max(max0, x[i0])
+          tmp0: f64[:] C = np.empty((max(out.shape[0] - 2, 0),), dtype=np.float64)
+          for i1: i64 in range(0, out.shape[0] - 2):
+            tmp0[i1] = exp(x[1 + i1] - max0) + out[2 + i1]
+          for i2: i64 in range(0, out.shape[0] - 2):
+            out[1 + i2] = tmp0[i2]
+
+    (``out[2:]`` is read while ``out[1:-1]`` is written, so the values are computed
+    into ``tmp0`` first; without that read there is a single loop and no ``tmp0``.)
+    """
+
+    name = "lower-numpy"
+
+    def apply(self, ctx, module) -> None:
+        failed = {}
+        for name, function in list(module.functions.items()):
+            try:
+                lower_function(function)
+            except NumpyLoweringError as error:
+                failed[name] = error
+        if failed:
+            reject(module, failed)
+
+
+def reject(module, failed: dict) -> None:
+    """Move functions that could not be lowered, and the kernels calling them, to
+    ``module.rejected``: they stay Numba in the output module."""
+    for name, error in failed.items():
+        module.rejected[name] = Rejected(name, error.diagnostic, error.loc)
+        del module.functions[name]
+    changed = True
+    while changed:
+        changed = False
+        for name, function in list(module.functions.items()):
+            for node in n.walk(function):
+                if isinstance(node, n.Call) and node.kind == "kernel" and node.func in module.rejected:
+                    error = NumpyLoweringError(f"a call of @{node.func}, which stays Numba", node.loc)
+                    module.rejected[name] = Rejected(name, error.diagnostic, node.loc)
+                    del module.functions[name]
+                    changed = True
+                    break
+    module.rebuild_callgraph()
+
+
+def lower_function(function: n.Function) -> n.Function:
+    """Lower every array-level node of ``function`` in place; returns it."""
+    FunctionLowering(function).run()
+    return function
+
+
+def array_level_nodes(function: n.Function) -> list:
+    """Array-level nodes left in ``function`` (empty after ``lower-numpy``): operations and
+    calls with an array result, reductions, anything but the ``np.empty`` statement form."""
+    allowed = set()
+    for node in n.walk(function):
+        if isinstance(node, n.Assign) and isinstance(node.target, n.Name) \
+                and isinstance(node.value, n.Call) and node.value.func == "np.empty":
+            allowed.add(id(node.value))
+    left = []
+    for node in n.walk(function):
+        if isinstance(node, (n.BinOp, n.UnaryOp, n.Compare, n.BoolOp, n.IfExp, n.Cast)) \
+                and isinstance(node.type, ArrayType):
+            left.append(node)
+        elif isinstance(node, n.Call) and node.kind == "numpy" and id(node) not in allowed:
+            left.append(node)
+        elif isinstance(node, n.Call) and isinstance(node.type, ArrayType) and id(node) not in allowed:
+            left.append(node)
+        elif isinstance(node, n.Attribute) and node.attr == "T":
+            left.append(node)
+        elif isinstance(node, n.Index) and any(isinstance(getattr(e, "type", None), ArrayType)
+                                               for e in node.indices):
+            left.append(node)
+    return left
+
+
+class FunctionLowering:
+    """Statement-level lowering of one function."""
+
+    def __init__(self, function: n.Function):
+        self.function = function
+        self.namer = Namer(function)
+        self.roots = view_roots(function)
+        self.view_defs = transposed_views(function)
+
+    def run(self) -> None:
+        self.function.body = self.block(self.function.body)
+        unshare(self.function)
+
+    def lowering(self, loc) -> ElementLowering:
+        return ElementLowering(self.function, self.namer, loc, self.view_defs)
+
+    def block(self, stmts: list) -> list:
+        out = []
+        for stmt in stmts:
+            out.extend(self.stmt(stmt))
+        return out
+
+    def stmt(self, s) -> list:
+        low = self.lowering(getattr(s, "loc", n.NOLOC))
+        pre: list = []
+        if isinstance(s, n.Assign):
+            if isinstance(s.target, n.Name) and s.target.id in self.view_defs:
+                return []
+            return pre + self.assign(s, low, pre)
+        if isinstance(s, n.AugAssign):
+            if is_array_target(s.target):
+                return pre + self.store(s.target, s.value, s.op, low, pre, s.loc)
+            low.lower_children(s.target, pre)
+            s.value = low.scalar(s.value, pre)
+            return pre + [s]
+        if isinstance(s, n.For):
+            s.start, s.stop, s.step = (low.scalar(e, pre) for e in (s.start, s.stop, s.step))
+            s.body = self.block(s.body)
+            return pre + [s]
+        if isinstance(s, n.While):
+            s.test = low.scalar(s.test, pre)
+            s.body = self.block(s.body)
+            if pre:
+                # The test is re-evaluated every iteration, and so are its hoisted reductions.
+                exit_ = n.If(n.UnaryOp("not", s.test, BOOL, s.loc), [n.Break(s.loc)], [], s.loc)
+                return [n.While(n.Const(True, BOOL, s.loc), pre + [exit_] + s.body, s.loc)]
+            return [s]
+        if isinstance(s, n.If):
+            s.test = low.scalar(s.test, pre)
+            s.body = self.block(s.body)
+            s.orelse = self.block(s.orelse)
+            return pre + [s]
+        if isinstance(s, n.Return):
+            s.value = self.returned(s.value, low, pre)
+            return pre + [s]
+        if isinstance(s, n.ExprStmt):
+            s.value = low.scalar(s.value, pre)
+            return pre + [s]
+        return [s]
+
+    def returned(self, value, low: ElementLowering, pre: list):
+        if isinstance(value, n.TupleExpr):
+            value.elements = [self.returned(e, low, pre) for e in value.elements]
+            return value
+        return low.scalar(value, pre)
+
+    # ----------------------------------------------------------------- assignments
+
+    def assign(self, s: n.Assign, low: ElementLowering, pre: list) -> list:
+        target, value = s.target, s.value
+        if isinstance(target, n.Index) and is_array_target(target):
+            return self.store(target, value, None, low, pre, s.loc)
+        if isinstance(target, n.TupleExpr):
+            values = value.elements if isinstance(value, n.TupleExpr) else []
+            for v in values:
+                if isinstance(v.type, ArrayType) and (not is_view_expr(v) or low.has_transpose(v)):
+                    low.fail(f"tuple assignment of a computed array `{v}`", v,
+                             "assign it to a name of its own first")
+            s.value = low.scalar(value, pre) if not values else value
+            if values:
+                low.lower_children(value, pre)
+            return [s]
+        if isinstance(target, n.Name) and isinstance(value.type, ArrayType):
+            if is_view_expr(value) and not low.has_transpose(value) and not low.reads_view_def(value):
+                low.lower_children(value, pre)
+                return [s]
+            array = low.array(value, pre)
+            if any(isinstance(node, n.Name) and node.id == target.id for node in n.walk(value)):
+                tmp = low.materialize(array, pre)
+                return [n.Assign(target, tmp, s.loc)]
+            alloc = n.Assign(target, low.allocation(array.shape, array.dtype), s.loc)
+            target_name = n.Name(target.id, alloc.value.type, s.loc)
+            return [alloc] + low.fill(target_name, array)
+        low.lower_children(target, pre)
+        s.value = low.scalar(value, pre)
+        return [s]
+
+    def store(self, target, value, op, low: ElementLowering, pre: list, loc) -> list:
+        """``target[...] (op)= value`` where the target denotes several elements."""
+        if isinstance(target, n.Index) and any(is_mask(e) for e in target.indices):
+            return self.masked_store(target, value, op, low, pre, loc)
+        written = low.array(target, pre)
+        if isinstance(getattr(value, "type", None), ArrayType):
+            source = low.array(value, pre)
+            if source.ndim > written.ndim:
+                low.fail(f"assignment of a rank-{source.ndim} value to `{target}` of rank {written.ndim}",
+                         value)
+        else:
+            source = low.scalar(value, pre)
+        return self.element_loops(target, written, source, op, low, pre, loc)
+
+    def element_loops(self, target, written: ArrayValue, source, op, low, pre, loc, mask=None) -> list:
+        """Loops ``written[idx] (op)= source[idx]`` (under ``if mask[idx]``), computing the
+        values (and the mask) into temporaries first when the loops could read elements
+        they already overwrote."""
+        state = self.namer.snapshot()
+        nest, write = self.nest(target, written, source, op, low, loc, mask)
+        reads = [node for s in nest for node in n.walk(s) if node is not write and node is not write.base]
+        if not self.overlaps(write, reads):
+            return nest
+        self.namer.restore(state)
+        if isinstance(source, ArrayValue):
+            source = self.temporary(low, written, source, pre)
+        if mask is not None:
+            mask = self.temporary(low, written, mask, pre)
+        return self.nest(target, written, source, op, low, loc, mask)[0]
+
+    @staticmethod
+    def temporary(low, written: ArrayValue, value: ArrayValue, pre: list) -> ArrayValue:
+        """``value`` broadcast to the written shape, computed into a fresh array."""
+        spread = ArrayValue(written.shape, lambda idx, stmts: value.element(
+            low.broadcast_indices(value, idx), stmts), value.dtype)
+        tmp = low.materialize(spread, pre)
+        return ArrayValue(written.shape, lambda idx, stmts: n.Index(
+            clone(tmp), [clone(i) for i in idx], value.dtype, low.loc), value.dtype)
+
+    def nest(self, target, written: ArrayValue, source, op, low, loc, mask):
+        """The loop nest of a store and its innermost store node's target."""
+        writes = []
+
+        def body(idx):
+            stmts = []
+            element = written.element(idx, stmts)
+            if not (isinstance(element, n.Index) and isinstance(element.base, n.Name)):
+                low.fail(f"assignment to `{target}`, which is not a view of a named array", target)
+            if isinstance(source, ArrayValue):
+                new = source.element(low.broadcast_indices(source, idx), stmts)
+            else:
+                new = clone(source)
+            store = self.element_store(element, new, op, written.dtype, low, loc)
+            writes.append(element)
+            if mask is not None:
+                cond = mask.element(low.broadcast_indices(mask, idx), stmts)
+                store = n.If(cond, [store], [], loc)
+            stmts.append(store)
+            return stmts
+
+        nest = low.loop_nest(written.shape, body)
+        return nest, writes[0]
+
+    @staticmethod
+    def element_store(element, new, op, dtype, low, loc):
+        if op is None:
+            return n.Assign(element, low.b.cast(new, dtype), loc)
+        return n.AugAssign(element, op, new, loc=loc)
+
+    def overlaps(self, write: n.Index, reads: list) -> bool:
+        """True when ``reads`` may touch an element of the written array other than ``write``."""
+        base = write.base.id
+        key = [str(i) for i in write.indices]
+        same = {id(node.value) for node in reads
+                if isinstance(node, n.Attribute) and node.attr in ("shape", "size", "ndim", "dtype")}
+        for node in reads:
+            if isinstance(node, n.Index) and isinstance(node.base, n.Name) \
+                    and node.base.id == base and [str(i) for i in node.indices] == key:
+                same.add(id(node.base))
+        for node in reads:
+            if isinstance(node, n.Name) and id(node) not in same and isinstance(node.type, ArrayType) \
+                    and self.may_overlap(node.id, base):
+                return True
+        return False
+
+    def may_overlap(self, a: str, b: str) -> bool:
+        return bool(self.roots.get(a, {a}) & self.roots.get(b, {b}))
+
+    def masked_store(self, target: n.Index, value, op, low, pre, loc) -> list:
+        """``a[mask] (op)= v``: an ``if`` per element; ``v`` is a scalar or ``b[mask]``."""
+        if len(target.indices) != 1:
+            low.fail(f"masked assignment `{target}` mixing a mask with other indices", target)
+        mask = low.array(target.indices[0], pre)
+        written = low.array(target.base, pre)
+        if mask.ndim != written.ndim:
+            low.fail(f"masked assignment `{target}` with a mask of another rank", target)
+        if isinstance(getattr(value, "type", None), ArrayType):
+            same_mask = isinstance(value, n.Index) and len(value.indices) == 1 \
+                and str(value.indices[0]) == str(target.indices[0])
+            if not same_mask:
+                low.fail(f"masked assignment of the array `{value}` (only a scalar or `b[mask]` "
+                         "with the same mask is lowered)", value)
+            source = low.array(value.base, pre)
+        else:
+            source = low.scalar(value, pre)
+        return self.element_loops(target, written, source, op, low, pre, loc, mask)
+
+
+def is_mask(entry) -> bool:
+    ty = getattr(entry, "type", None)
+    return isinstance(ty, ArrayType) and ty.dtype == BOOL
+
+
+def is_array_target(target) -> bool:
+    """A store target that denotes several elements: ``a``, ``a[1:]``, ``a[i]`` of a 2-D ``a``, ``a[mask]``."""
+    if isinstance(target, n.Name):
+        return isinstance(target.type, ArrayType)
+    if isinstance(target, n.Index):
+        return isinstance(target.type, ArrayType) or any(is_mask(e) for e in target.indices)
+    return False
+
+
+def transposed_views(function: n.Function) -> dict:
+    """Locals bound once to a transposed view (``b = a.T``, ``b = np.transpose(a)``) and only
+    read: their uses read ``a`` with permuted indices instead."""
+    assigned: dict = {}
+    for node in n.walk(function):
+        targets = []
+        if isinstance(node, (n.Assign, n.AugAssign)):
+            targets = node.target.elements if isinstance(node.target, n.TupleExpr) else [node.target]
+        elif isinstance(node, n.For):
+            targets = [node.var]
+        for t in targets:
+            if isinstance(t, n.Name):
+                assigned[t.id] = assigned.get(t.id, 0) + 1
+    defs = {}
+    for s in n.walk(function):
+        if not (isinstance(s, n.Assign) and isinstance(s.target, n.Name) and assigned.get(s.target.id) == 1):
+            continue
+        value = s.value
+        transposes = [x for x in n.walk(value) if (isinstance(x, n.Attribute) and x.attr == "T")
+                      or (isinstance(x, n.Call) and short_name(x.func) == "transpose")]
+        if not transposes or not isinstance(value.type, ArrayType):
+            continue
+        bases = {x.id for x in n.walk(value) if isinstance(x, n.Name) and isinstance(x.type, ArrayType)}
+        if all(assigned.get(b, 0) <= 1 for b in bases):
+            defs[s.target.id] = value
+    for node in n.walk(function):
+        escapes = []
+        if isinstance(node, n.Call) and node.kind == "kernel":
+            escapes = node.args
+        elif isinstance(node, n.Return) and node.value is not None:
+            escapes = node.value.elements if isinstance(node.value, n.TupleExpr) else [node.value]
+        elif isinstance(node, (n.Assign, n.AugAssign)) and not isinstance(node.target, n.Name):
+            escapes = [node.target]
+        for e in escapes:
+            name = view_base_name(e) if is_view_expr(e) else None
+            defs.pop(name, None)
+    return defs
+
+
+def unshare(function: n.Function) -> None:
+    """Copy every expression node reachable twice, so later passes may rewrite nodes in place."""
+    seen: set = set()
+
+    def visit(node):
+        for field in node.__dataclass_fields__:
+            if field in ("type", "loc", "to", "parallel"):
+                continue
+            value = getattr(node, field)
+            if isinstance(value, (n.Expr, n.Stmt)):
+                setattr(node, field, fresh(value))
+            elif isinstance(value, list):
+                setattr(node, field, [fresh(v) if isinstance(v, (n.Expr, n.Stmt)) else v for v in value])
+            elif isinstance(value, dict):
+                setattr(node, field, {k: fresh(v) if isinstance(v, (n.Expr, n.Stmt)) else v
+                                      for k, v in value.items()})
+
+    def fresh(node):
+        if id(node) in seen:
+            node = clone(node)
+        seen.add(id(node))
+        visit(node)
+        return node
+
+    function.body = [fresh(s) for s in function.body]
