@@ -3,25 +3,25 @@
 #   make test      set up, run the test suite (pytest -n 2)
 # Both start with scripts/bootstrap.sh, which is quick when nothing changed.
 
-VENV := .venv
-PYTHON := $(VENV)/bin/python
+KPC_VENV ?= .venv
+VENV_PYTHON := $(KPC_VENV)/bin/python
 # .ci/run passes a file here to learn pytest's own exit status (make only reports 2).
 PYTEST_STATUS_FILE ?= /dev/null
 
 .PHONY: bootstrap doctor example test
 
 bootstrap:
-	scripts/bootstrap.sh
+	KPC_VENV=$(abspath $(KPC_VENV)) scripts/bootstrap.sh
 
 doctor: bootstrap
-	$(VENV)/bin/kpc doctor
+	$(KPC_VENV)/bin/kpc doctor
 
 example: doctor
 	@echo "== examples/lennard_jones.py under Numba (kpc build, the Kokkos C++ backend, is not implemented yet)"
-	$(PYTHON) examples/lennard_jones.py
+	$(VENV_PYTHON) examples/lennard_jones.py
 
 test: bootstrap
-	@status=0; $(PYTHON) -m pytest -q -n 2 tests/ || status=$$?; \
+	@status=0; $(VENV_PYTHON) -m pytest -q -n 2 tests/ || status=$$?; \
 	echo $$status > $(PYTEST_STATUS_FILE); \
 	if [ $$status -eq 5 ]; then echo "make test: pytest collected no tests (exit status 5); an empty suite is a failure" >&2; fi; \
 	exit $$status

@@ -10,8 +10,8 @@
 #      package pykokkos-base (a few minutes, once).
 # Safe to run again: a second run changes nothing and takes about a second.
 #
-# Environment: PYTHON (interpreter for a new venv, default python3),
-#              KPC_VENV (venv folder, default <repo>/.venv).
+# Environment: KPC_VENV (venv folder, default <repo>/.venv),
+#              KPC_BASE_PYTHON (interpreter that creates a new venv, default python3).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -30,7 +30,7 @@ pykokkos_base_setup_args="-DENABLE_INTERNAL_PYBIND11=OFF -DENABLE_OPENMP=ON -DEN
 
 if [ ! -x "$python" ]; then
     say "creating virtual environment $venv"
-    "${PYTHON:-python3}" -m venv "$venv"
+    "${KPC_BASE_PYTHON:-python3}" -m venv "$venv"
 fi
 
 stamp_key=$(cat "$repo/pyproject.toml" "$repo/scripts/bootstrap.sh" | sha256sum | cut -c1-16)
@@ -57,10 +57,12 @@ case $kokkos_status in
         pybind11_dir=$("$python" -m pybind11 --cmakedir)
         say "no Kokkos found; building Kokkos 3.4.01 (OpenMP + Serial) into $venv"
         say "  via: PYKOKKOS_BASE_SETUP_ARGS=\"$pykokkos_base_setup_args -Dpybind11_DIR=$pybind11_dir\""
-        say "       $python -m pip install --no-build-isolation $pykokkos_base"
+        say "       $python -m pip install --no-build-isolation --no-cache-dir $pykokkos_base"
         say "  (compiles Kokkos and its Python bindings: a few minutes, once)"
+        # --no-cache-dir: pip's wheel cache ignores PYKOKKOS_BASE_SETUP_ARGS, so it
+        # would hand back a wheel built elsewhere with other options.
         PYKOKKOS_BASE_SETUP_ARGS="$pykokkos_base_setup_args -Dpybind11_DIR=$pybind11_dir" \
-            "$python" -m pip install --quiet --no-build-isolation "$pykokkos_base"
+            "$python" -m pip install --quiet --no-build-isolation --no-cache-dir "$pykokkos_base"
         "$python" -m kpc.runtime.kokkos
         ;;
     *)
