@@ -37,6 +37,24 @@ def _is_view_entry(entry) -> bool:
     return not isinstance(getattr(entry, "type", None), ArrayType)
 
 
+def is_subview_expr(expr) -> bool:
+    """A view Kokkos expresses as a subview: a name indexed by integers and unit-step
+    slices (no step, no ``None`` axis, no transpose)."""
+    if isinstance(expr, n.Name):
+        return isinstance(expr.type, ArrayType)
+    if isinstance(expr, n.Index):
+        for entry in expr.indices:
+            if isinstance(entry, n.Slice):
+                if entry.step is not None and not (isinstance(entry.step, n.Const) and entry.step.value == 1):
+                    return False
+            elif isinstance(entry, n.Const) and entry.value is None:
+                return False
+            elif not _is_view_entry(entry):
+                return False
+        return is_subview_expr(expr.base)
+    return False
+
+
 def view_base_name(expr) -> str | None:
     """The name a view expression reads from (``a`` for ``a[1:, 0].T``), else None."""
     while True:
@@ -63,6 +81,8 @@ def view_roots(function: n.Function) -> dict:
         pairs = []
         if isinstance(node.target, n.Name):
             pairs.append((node.target, node.value))
+            if isinstance(node.value, n.Call) and node.value.func.endswith("transpose") and node.value.args:
+                pairs[-1] = (node.target, node.value.args[0])
         elif isinstance(node.target, n.TupleExpr) and isinstance(node.value, n.TupleExpr):
             pairs.extend(zip(node.target.elements, node.value.elements))
         for target, value in pairs:

@@ -331,7 +331,7 @@ class ElementLowering:
                 shape = self.array(base.value, pre).shape
                 return clone(shape[k])
             if isinstance(base.type, ArrayType) and self.needs_value(base):
-                value = self.array(expr, pre)
+                value = self.index_value(self.array(base, pre), expr.indices, pre, expr)
                 body = []
                 element = value.element([], body)
                 pre.extend(body)
@@ -372,19 +372,15 @@ class ElementLowering:
     def array_operand(self, expr, pre: list):
         """An array passed where a whole array is expected (a kernel argument, a returned
         value): views stay as they are, anything else is computed into a temporary."""
-        from .aliasing import is_view_expr
+        from .aliasing import is_subview_expr
 
-        if is_view_expr(expr) and not self.reads_view_def(expr) and not self.has_transpose(expr):
+        if is_subview_expr(expr) and not self.reads_view_def(expr):
             self.lower_children(expr, pre)
             return expr
         return self.materialize(self.array(expr, pre), pre)
 
     def reads_view_def(self, expr) -> bool:
         return any(isinstance(node, n.Name) and node.id in self.view_defs for node in n.walk(expr))
-
-    @staticmethod
-    def has_transpose(expr) -> bool:
-        return any(isinstance(node, n.Attribute) and node.attr == "T" for node in n.walk(expr))
 
     def size(self, shape: list):
         total = self.b.int(1)
@@ -875,14 +871,31 @@ class ElementLowering:
             return n.Assign(target, n.BoolOp(join, [b.name(acc, dtype), truth], BOOL, self.loc), self.loc)
         raise AssertionError(op)
 
-    def reduce_all(self, op, source: ArrayValue, dtype, pre: list, node) -> n.Expr:
-        """Hoist ``op`` over every element of ``source`` into a scalar local; returns its name."""
+    def reduce_into(self, call, target: n.Name, pre: list) -> bool:
+        """``s = np.sum(x)``: accumulate straight into ``s`` when ``x`` does not read ``s``;
+        False when ``call`` is not such a reduction."""
+        if not (isinstance(call, n.Call) and call.kind == "numpy" and call.args):
+            return False
+        op = REDUCTIONS.get(short_name(call.func))
+        axis = self.arg(call, 1, "axis")
+        if op not in ("sum", "prod", "min", "max", "mean", "any", "all", "count") \
+                or not isinstance(self.subject(call).type, ArrayType) \
+                or (axis is not None and not (isinstance(axis, n.Const) and axis.value is None)) \
+                or self.function.locals.get(target.id, call.type) != call.type \
+                or any(isinstance(x, n.Name) and x.id == target.id for x in n.walk(call)):
+            return False
+        self.reduce_all(op, self.array(self.subject(call), pre), call.type, pre, call, target.id)
+        return True
+
+    def reduce_all(self, op, source: ArrayValue, dtype, pre: list, node, acc: str | None = None) -> n.Expr:
+        """Hoist ``op`` over every element of ``source`` into a scalar local (``acc``, else a
+        fresh one); returns its name."""
         b = self.b
         if op in ("var", "std"):
             return self.reduce_variance(op, source, dtype, pre)
         if op in ("argmin", "argmax"):
             return self.reduce_arg(op, source, pre)
-        acc = self.namer.fresh(op, dtype)
+        acc = acc or self.namer.fresh(op, dtype)
 
         def first():
             body = []

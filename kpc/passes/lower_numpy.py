@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..ir import nodes as n
 from ..ir.module import Rejected
 from ..ir.types import BOOL, ArrayType
-from .aliasing import is_view_expr, view_base_name, view_roots
+from .aliasing import is_subview_expr, is_view_expr, view_base_name, view_roots
 from .array_elements import ArrayValue, ElementLowering, Namer, clone, short_name
 from .lowering_errors import NumpyLoweringError
 from .manager import Pass, register
@@ -51,9 +51,9 @@ class LowerNumpy(Pass):
             max0 = max(max0, x[i0])
           tmp0: f64[:] C = np.empty((max(out.shape[0] - 2, 0),), dtype=np.float64)
           for i1: i64 in range(0, out.shape[0] - 2):
-            tmp0[i1] = exp(x[1 + i1] - max0) + out[2 + i1]
+            tmp0[i1] = exp(x[i1 + 1] - max0) + out[i1 + 2]
           for i2: i64 in range(0, out.shape[0] - 2):
-            out[1 + i2] = tmp0[i2]
+            out[i2 + 1] = tmp0[i2]
 
     (``out[2:]`` is read while ``out[1:-1]`` is written, so the values are computed
     into ``tmp0`` first; without that read there is a single loop and no ``tmp0``.)
@@ -130,7 +130,9 @@ class FunctionLowering:
         self.function = function
         self.namer = Namer(function)
         self.roots = view_roots(function)
-        self.view_defs = transposed_views(function)
+        self.view_defs = read_through_views(function)
+        self.shared_views = written_or_passed(function)
+        self.view_defs.update(inlined_arrays(function, self.roots))
 
     def run(self) -> None:
         self.function.body = self.block(self.function.body)
@@ -198,7 +200,7 @@ class FunctionLowering:
         if isinstance(target, n.TupleExpr):
             values = value.elements if isinstance(value, n.TupleExpr) else []
             for v in values:
-                if isinstance(v.type, ArrayType) and (not is_view_expr(v) or low.has_transpose(v)):
+                if isinstance(v.type, ArrayType) and (not is_subview_expr(v) or low.reads_view_def(v)):
                     low.fail(f"tuple assignment of a computed array `{v}`", v,
                              "assign it to a name of its own first")
             s.value = low.scalar(value, pre) if not values else value
@@ -206,9 +208,12 @@ class FunctionLowering:
                 low.lower_children(value, pre)
             return [s]
         if isinstance(target, n.Name) and isinstance(value.type, ArrayType):
-            if is_view_expr(value) and not low.has_transpose(value) and not low.reads_view_def(value):
+            if is_subview_expr(value) and not low.reads_view_def(value):
                 low.lower_children(value, pre)
                 return [s]
+            if target.id in self.shared_views and is_view_like(value):
+                low.fail(f"the strided or transposed view `{target.id} = {value}`, written through or "
+                         "passed to a kernel", value, "Kokkos subviews have unit steps; pass the base array")
             array = low.array(value, pre)
             if any(isinstance(node, n.Name) and node.id == target.id for node in n.walk(value)):
                 tmp = low.materialize(array, pre)
@@ -216,6 +221,8 @@ class FunctionLowering:
             alloc = n.Assign(target, low.allocation(array.shape, array.dtype), s.loc)
             target_name = n.Name(target.id, alloc.value.type, s.loc)
             return [alloc] + low.fill(target_name, array)
+        if isinstance(target, n.Name) and low.reduce_into(value, target, pre):
+            return []
         low.lower_children(target, pre)
         s.value = low.scalar(value, pre)
         return [s]
@@ -342,27 +349,43 @@ def is_array_target(target) -> bool:
     return False
 
 
-def transposed_views(function: n.Function) -> dict:
-    """Locals bound once to a transposed view (``b = a.T``, ``b = np.transpose(a)``) and only
-    read: their uses read ``a`` with permuted indices instead."""
-    assigned: dict = {}
+def is_view_like(expr) -> bool:
+    """A view of existing memory, including ``np.transpose(a)``."""
+    if isinstance(expr, n.Call) and short_name(expr.func) == "transpose" and expr.args:
+        return is_view_like(expr.args[0])
+    if isinstance(expr, n.Index):
+        return all(not isinstance(getattr(e, "type", None), ArrayType) for e in expr.indices) \
+            and is_view_like(expr.base)
+    if isinstance(expr, n.Attribute) and expr.attr == "T":
+        return is_view_like(expr.value)
+    return is_view_expr(expr)
+
+
+def written_or_passed(function: n.Function) -> set:
+    """Array names stored into or passed to kernels (their views must be real views)."""
+    names = set()
     for node in n.walk(function):
-        targets = []
-        if isinstance(node, (n.Assign, n.AugAssign)):
+        if isinstance(node, (n.Assign, n.AugAssign)) and not isinstance(node.target, n.Name):
             targets = node.target.elements if isinstance(node.target, n.TupleExpr) else [node.target]
-        elif isinstance(node, n.For):
-            targets = [node.var]
-        for t in targets:
-            if isinstance(t, n.Name):
-                assigned[t.id] = assigned.get(t.id, 0) + 1
+            names |= {view_base_name(t) for t in targets if not isinstance(t, n.Name)}
+        elif isinstance(node, n.AugAssign) and isinstance(node.target.type, ArrayType):
+            names.add(node.target.id)
+        elif isinstance(node, n.Call) and node.kind == "kernel":
+            names |= {view_base_name(a) for a in node.args if is_view_expr(a)}
+    names.discard(None)
+    return names
+
+
+def read_through_views(function: n.Function) -> dict:
+    """Locals bound once to a view Kokkos has no subview for (``b = a.T``, ``b = a[::2]``,
+    ``b = a[:, None]``) and only read: their uses read ``a`` with mapped indices instead."""
+    assigned = assignment_counts(function)
     defs = {}
     for s in n.walk(function):
         if not (isinstance(s, n.Assign) and isinstance(s.target, n.Name) and assigned.get(s.target.id) == 1):
             continue
         value = s.value
-        transposes = [x for x in n.walk(value) if (isinstance(x, n.Attribute) and x.attr == "T")
-                      or (isinstance(x, n.Call) and short_name(x.func) == "transpose")]
-        if not transposes or not isinstance(value.type, ArrayType):
+        if not is_view_like(value) or is_subview_expr(value):
             continue
         bases = {x.id for x in n.walk(value) if isinstance(x, n.Name) and isinstance(x.type, ArrayType)}
         if all(assigned.get(b, 0) <= 1 for b in bases):
@@ -379,6 +402,138 @@ def transposed_views(function: n.Function) -> dict:
             name = view_base_name(e) if is_view_expr(e) else None
             defs.pop(name, None)
     return defs
+
+
+def assignment_counts(function: n.Function) -> dict:
+    """How many times each name is bound (assignments, augmented assignments, loop variables)."""
+    counts: dict = {}
+    for node in n.walk(function):
+        targets = []
+        if isinstance(node, (n.Assign, n.AugAssign)):
+            targets = node.target.elements if isinstance(node.target, n.TupleExpr) else [node.target]
+        elif isinstance(node, n.For):
+            targets = [node.var]
+        for t in targets:
+            if isinstance(t, n.Name):
+                counts[t.id] = counts.get(t.id, 0) + 1
+    return counts
+
+
+def inlined_arrays(function: n.Function, roots: dict) -> dict:
+    """Local arrays whose definition is read through at their uses instead of allocated.
+
+    A local bound once to an element-wise expression and read only by the next
+    statements of its block is a temporary NumPy needed and loops do not: used once,
+    it is always inlined; used several times, it is inlined inside loop bodies (an
+    allocation per iteration of a parallel loop costs more than recomputing the
+    elements). Nothing between the definition and the last use may write an array
+    it reads or rebind a name it reads.
+    """
+    counts = assignment_counts(function)
+    references: dict = {}
+    for node in n.walk(function):
+        if isinstance(node, n.Name):
+            references[node.id] = references.get(node.id, 0) + 1
+    defs: dict = {}
+
+    def visit(block: list, in_loop: bool) -> None:
+        for k, s in enumerate(block):
+            for child_block, loop in nested_blocks(s):
+                visit(child_block, in_loop or loop)
+            if not (isinstance(s, n.Assign) and isinstance(s.target, n.Name)
+                    and counts.get(s.target.id) == 1 and isinstance(s.value.type, ArrayType)
+                    and not is_view_expr(s.value) and is_recomputable(s.value)):
+                continue
+            name = s.target.id
+            uses = [j for j in range(k + 1, len(block))
+                    if any(isinstance(x, n.Name) and x.id == name for x in n.walk(block[j]))]
+            total = references.get(name, 0) - 1
+            if not uses or sum(count_reads(block[j], name) for j in uses) != total:
+                continue
+            if any(not isinstance(block[j], (n.Assign, n.AugAssign, n.Return)) for j in uses):
+                continue
+            if total > 1 and (not in_loop or is_costly(s.value)):
+                continue
+            if any(writes_inputs(block[j], s.value, roots) for j in range(k + 1, uses[-1])):
+                continue
+            defs[name] = s.value
+
+    visit(function.body, False)
+    return defs
+
+
+def nested_blocks(s):
+    if isinstance(s, (n.For, n.While)):
+        yield s.body, True
+    elif isinstance(s, n.If):
+        yield s.body, False
+        yield s.orelse, False
+
+
+def is_recomputable(value) -> bool:
+    """An expression whose elements can be recomputed at each use: no kernel call, no
+    uninitialised allocation."""
+    for node in n.walk(value):
+        if isinstance(node, n.Call) and (node.kind == "kernel" or short_name(node.func) in ("empty", "empty_like")):
+            return False
+    return True
+
+
+def is_costly(value) -> bool:
+    for node in n.walk(value):
+        if isinstance(node, n.BinOp) and node.op == "@":
+            return True
+        if isinstance(node, n.Call) and short_name(node.func) in ("dot", "matmul"):
+            return True
+        if isinstance(node, n.Call) and isinstance(node.type, ArrayType) and "axis" in node.kwargs:
+            return True
+    return False
+
+
+def count_reads(s, name: str) -> int:
+    """References to ``name`` in ``s`` that only read its elements (not stores, kernel arguments
+    or aliases)."""
+    escaping = []
+    for node in n.walk(s):
+        if isinstance(node, (n.Assign, n.AugAssign)):
+            if view_base_name(node.target) == name and not isinstance(node.target, n.Name) \
+                    or isinstance(node.target, n.Name) and node.target.id == name:
+                return -1
+            if isinstance(node.value, n.Name) and node.value.id == name:
+                return -1
+            if isinstance(node.value, n.TupleExpr):
+                escaping += node.value.elements
+        elif isinstance(node, n.Call) and node.kind == "kernel":
+            escaping += node.args
+        elif isinstance(node, n.Return) and node.value is not None:
+            # A returned array is materialised anyway: keep the user's name for it.
+            escaping += node.value.elements if isinstance(node.value, n.TupleExpr) else [node.value]
+    if any(is_view_expr(e) and view_base_name(e) == name for e in escaping):
+        return -1
+    return sum(1 for x in n.walk(s) if isinstance(x, n.Name) and x.id == name)
+
+
+def writes_inputs(s, value, roots: dict) -> bool:
+    """True when statement ``s`` may change what ``value`` evaluates to."""
+    names = {x.id for x in n.walk(value) if isinstance(x, n.Name)}
+    arrays = set()
+    for x in n.walk(value):
+        if isinstance(x, n.Name) and isinstance(x.type, ArrayType):
+            arrays |= roots.get(x.id, {x.id})
+    for node in n.walk(s):
+        if isinstance(node, n.Call) and node.kind == "kernel":
+            return True
+        if isinstance(node, n.For) and node.var.id in names:
+            return True
+        if isinstance(node, (n.Assign, n.AugAssign)):
+            targets = node.target.elements if isinstance(node.target, n.TupleExpr) else [node.target]
+            for t in targets:
+                if isinstance(t, n.Name) and t.id in names:
+                    return True
+                base = view_base_name(t)
+                if base is not None and roots.get(base, {base}) & arrays:
+                    return True
+    return False
 
 
 def unshare(function: n.Function) -> None:

@@ -1,0 +1,150 @@
+"""A reference interpreter of lowered (scalar) IR, to check lower-numpy against NumPy.
+
+It runs exactly the form lower-numpy produces: scalar statements and loops,
+element indexing, ``x.shape[k]``, math/builtin calls, casts and the one
+allocation form ``np.empty((e0, ...), dtype=...)``. Any array-level node left
+raises, so a test that evaluates a lowered function also checks nothing was missed.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from kpc.ir import nodes as n
+from kpc.ir.types import ArrayType
+
+_MATH = {"sqrt": math.sqrt, "exp": math.exp, "log": math.log, "log1p": math.log1p, "sin": math.sin,
+         "cos": math.cos, "tan": math.tan, "atan2": math.atan2, "tanh": math.tanh, "fabs": math.fabs,
+         "floor": math.floor, "ceil": math.ceil, "isnan": math.isnan, "isinf": math.isinf,
+         "hypot": math.hypot, "atan": math.atan}
+_BIN = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+        "/": lambda a, b: a / b, "//": lambda a, b: a // b, "%": lambda a, b: a % b,
+        "**": lambda a, b: a ** b, "&": lambda a, b: a & b, "|": lambda a, b: a | b,
+        "^": lambda a, b: a ^ b}
+_CMP = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+        ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
+
+
+class _Return(Exception):
+    def __init__(self, value):
+        self.value = value
+
+
+class _Break(Exception):
+    pass
+
+
+def run(function: n.Function, *args):
+    env = {p.name: a for p, a in zip(function.params, args)}
+    try:
+        _block(function.body, env)
+    except _Return as r:
+        return r.value
+    return None
+
+
+def _block(stmts, env):
+    for s in stmts:
+        _stmt(s, env)
+
+
+def _stmt(s, env):
+    if isinstance(s, n.Assign):
+        _store(s.target, _expr(s.value, env), env)
+    elif isinstance(s, n.AugAssign):
+        _store(s.target, _BIN[s.op](_expr(s.target, env), _expr(s.value, env)), env)
+    elif isinstance(s, n.For):
+        for i in range(_expr(s.start, env), _expr(s.stop, env), _expr(s.step, env)):
+            env[s.var.id] = i
+            try:
+                _block(s.body, env)
+            except _Break:
+                break
+    elif isinstance(s, n.While):
+        while _expr(s.test, env):
+            try:
+                _block(s.body, env)
+            except _Break:
+                break
+    elif isinstance(s, n.If):
+        _block(s.body if _expr(s.test, env) else s.orelse, env)
+    elif isinstance(s, n.Return):
+        raise _Return(None if s.value is None else _expr(s.value, env))
+    elif isinstance(s, n.ExprStmt):
+        _expr(s.value, env)
+    elif isinstance(s, n.Break):
+        raise _Break()
+    else:
+        raise TypeError(f"cannot run {type(s).__name__}")
+
+
+def _store(target, value, env):
+    if isinstance(target, n.Name):
+        env[target.id] = value
+    elif isinstance(target, n.TupleExpr):
+        for t, v in zip(target.elements, value):
+            _store(t, v, env)
+    else:
+        _element_index(target, env)
+        env[target.base.id][tuple(_expr(i, env) for i in target.indices)] = value
+
+
+def _element_index(node, env):
+    if isinstance(node.type, ArrayType) or not isinstance(node.base, (n.Name, n.Attribute)):
+        raise TypeError(f"array-level index left: {node}")
+
+
+def _view_entry(entry, env):
+    """A subview index: an integer or a unit-step slice (what Kokkos subviews take)."""
+    if isinstance(entry, n.Slice):
+        if entry.step is not None:
+            raise TypeError(f"strided subview left: {entry}")
+        return slice(*(None if p is None else _expr(p, env) for p in (entry.lower, entry.upper)))
+    return _expr(entry, env)
+
+
+def _expr(e, env):
+    if isinstance(e, n.Const):
+        return e.value
+    if isinstance(e, n.GlobalConst):
+        return {"np.pi": math.pi, "np.e": math.e}.get(e.name, e.value)
+    if isinstance(e, n.Name):
+        return env[e.id]
+    if isinstance(e, n.Index) and isinstance(e.type, ArrayType) and isinstance(e.base, n.Name):
+        return env[e.base.id][tuple(_view_entry(i, env) for i in e.indices)]
+    if isinstance(getattr(e, "type", None), ArrayType) and not isinstance(e, (n.Call, n.Name)):
+        raise TypeError(f"array-level expression left: {e}")
+    if isinstance(e, n.BinOp):
+        return _BIN[e.op](_expr(e.left, env), _expr(e.right, env))
+    if isinstance(e, n.UnaryOp):
+        v = _expr(e.operand, env)
+        return {"-": lambda: -v, "+": lambda: +v, "not": lambda: not v, "~": lambda: ~v}[e.op]()
+    if isinstance(e, n.Compare):
+        return _CMP[e.op](_expr(e.left, env), _expr(e.right, env))
+    if isinstance(e, n.BoolOp):
+        values = [_expr(v, env) for v in e.values]
+        return all(values) if e.op == "and" else any(values)
+    if isinstance(e, n.IfExp):
+        return _expr(e.body, env) if _expr(e.test, env) else _expr(e.orelse, env)
+    if isinstance(e, n.Cast):
+        return np.dtype(e.to.numpy_name).type(_expr(e.value, env)).item()
+    if isinstance(e, n.Index):
+        if isinstance(e.base, n.Attribute) and e.base.attr == "shape":
+            return env[e.base.value.id].shape[_expr(e.indices[0], env)]
+        _element_index(e, env)
+        return env[e.base.id][tuple(_expr(i, env) for i in e.indices)].item()
+    if isinstance(e, n.TupleExpr):
+        return tuple(_expr(x, env) for x in e.elements)
+    if isinstance(e, n.Call):
+        if e.kind == "numpy":
+            if e.func != "np.empty":
+                raise TypeError(f"NumPy call left: {e}")
+            return np.full(_expr(e.args[0], env), 7777, dtype=e.type.dtype.numpy_name)
+        args = [_expr(a, env) for a in e.args]
+        if e.kind == "math":
+            return _MATH[e.func](*args)
+        if e.kind == "builtin":
+            return {"abs": abs, "min": min, "max": max, "len": len}[e.func](*args)
+    raise TypeError(f"cannot evaluate {type(e).__name__}: {e}")
