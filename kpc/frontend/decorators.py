@@ -1,0 +1,180 @@
+"""Which top-level functions are Numba kernels, and what their decorators say.
+
+Recognized spellings (with ``import numba``, ``import numba as nb`` or
+``from numba import njit, jit``): ``@njit``, ``@njit(...)``, ``@numba.njit``,
+``@nb.njit(...)``, ``@jit``, ``@jit(nopython=True)``, ``@numba.jit(...)``. ``@jit``
+without ``nopython`` is nopython too (the default since Numba 0.59, and what a
+0.57/0.58 ``@jit`` that compiles without fallback does); ``forceobj=True`` is object
+mode and is rejected. Options read: ``parallel``, ``fastmath``, ``cache``, ``nogil``,
+``boundscheck`` (and the rest Numba accepts, kept as written); ``locals={...}``
+becomes declared local types; eager signatures (a string, a type object such as
+``float64(float64[:])``, or a list of those) are parsed with ``kpc.ir.signature``.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from kpc.ir.diagnostics import KpcError
+from kpc.ir.nodes import Loc
+from kpc.ir.signature import SignatureError, parse_signature, parse_type
+
+from .scope import ModuleScope, NotConstant
+from .unsupported import hint
+
+JIT_DECORATORS = {"numba.njit": "njit", "numba.jit": "jit",
+                  "numba.core.decorators.njit": "njit", "numba.core.decorators.jit": "jit"}
+OTHER_NUMBA = ("vectorize", "guvectorize", "stencil", "cfunc", "generated_jit", "jitclass",
+               "experimental.jitclass", "overload", "extending.overload")
+KNOWN_OPTIONS = {"parallel", "fastmath", "cache", "nogil", "boundscheck", "nopython", "forceobj",
+                 "error_model", "inline", "looplift", "debug", "no_rewrites", "no_cpython_wrapper",
+                 "no_cfunc_wrapper", "_nrt", "locals", "signature_or_function", "target",
+                 "pipeline_class", "_dbg_optnone", "_dbg_extend_lifetimes"}
+
+
+@dataclass
+class JitSpec:
+    """What the decorator of a kernel says: ``options``, eager ``signatures`` (text as
+    written) and their parsed forms."""
+
+    spelling: str
+    options: dict = field(default_factory=dict)
+    signatures: list = field(default_factory=list)
+    parsed: list = field(default_factory=list)
+    loc: Loc | None = None
+
+
+class DecoratorReader:
+    """Reads the decorators of one module's functions against its scope."""
+
+    def __init__(self, scope: ModuleScope, path: str, source: str):
+        self.scope = scope
+        self.path = path
+        self.source = source
+
+    def loc(self, node) -> Loc:
+        return Loc(self.path, node.lineno, node.col_offset)
+
+    def error(self, node, message: str, construct: str) -> KpcError:
+        end = node.end_col_offset if getattr(node, "end_lineno", None) == node.lineno else -1
+        return KpcError.at(self.loc(node), message, construct, hint(construct), self.source, end)
+
+    def numba_decorator(self, decorator) -> str | None:
+        """``njit``/``jit`` for a Numba JIT decorator, ``numba.<x>`` for another Numba one, else None."""
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        qualified = self.scope.qualify(target)
+        if qualified is None:
+            return None
+        if qualified in JIT_DECORATORS:
+            return JIT_DECORATORS[qualified]
+        if qualified.startswith("numba."):
+            return qualified
+        return None
+
+    def read(self, fdef) -> JitSpec | None:
+        """The ``JitSpec`` of a Numba kernel, None for a plain Python function.
+
+        Raises ``KpcError`` for Numba functions kpc does not translate (object mode,
+        ``@vectorize`` and other Numba decorators, extra decorators, bad signatures).
+        """
+        found = [(d, self.numba_decorator(d)) for d in fdef.decorator_list]
+        numba_ones = [(d, kind) for d, kind in found if kind is not None]
+        if not numba_ones:
+            return None
+        decorator, kind = numba_ones[0]
+        name = fdef.name
+        if kind not in ("njit", "jit"):
+            raise self.error(decorator, f"unsupported construct 'numba decorator' @{kind} on '{name}'",
+                             "numba decorator")
+        for other, other_kind in found:
+            if other is not decorator:
+                raise self.error(other, f"unsupported construct 'decorator' {ast.unparse(other)} on "
+                                        f"kernel '{name}'", "decorator")
+        if isinstance(fdef, ast.AsyncFunctionDef):
+            raise self.error(fdef, f"unsupported construct 'async' kernel '{name}'", "async")
+        spec = JitSpec(kind, loc=self.loc(decorator))
+        if isinstance(decorator, ast.Call):
+            self._read_call(decorator, spec, name)
+        if spec.options.get("forceobj") is True:
+            raise self.error(decorator, f"unsupported construct 'object mode' (forceobj=True) on '{name}'",
+                             "object mode")
+        return spec
+
+    def _read_call(self, call: ast.Call, spec: JitSpec, name: str) -> None:
+        signature_node = call.args[0] if call.args else None
+        if len(call.args) > 1:
+            raise self.error(call.args[1], f"unsupported construct 'decorator option' on '{name}': "
+                                           "a second positional argument", "decorator option")
+        for keyword in call.keywords:
+            if keyword.arg is None:
+                raise self.error(keyword.value, f"unsupported construct 'decorator option' **{ast.unparse(keyword.value)} "
+                                                f"on '{name}'", "decorator option")
+            if keyword.arg == "signature_or_function":
+                signature_node = keyword.value
+                continue
+            if keyword.arg == "locals":
+                spec.options["locals"] = self._read_locals(keyword.value, name)
+                continue
+            value = self._option_value(keyword, name)
+            spec.options[keyword.arg] = value
+        spec.options.pop("nopython", None)
+        if signature_node is not None:
+            self._read_signatures(signature_node, spec, name)
+
+    def _option_value(self, keyword: ast.keyword, name: str):
+        node = keyword.value
+        if isinstance(node, ast.Set):
+            try:
+                return sorted(self.scope.evaluate(e) for e in node.elts)
+            except (NotConstant, TypeError):
+                pass
+        else:
+            try:
+                return self.scope.evaluate(node)
+            except NotConstant:
+                pass
+        raise self.error(node, f"unsupported construct 'decorator option' {keyword.arg}={ast.unparse(node)} on "
+                               f"'{name}': the value is not a constant", "decorator option")
+
+    def _read_locals(self, node, name: str) -> dict:
+        if not isinstance(node, ast.Dict):
+            raise self.error(node, f"unsupported construct 'decorator option' locals= on '{name}': "
+                                   "expected a dict literal", "decorator option")
+        declared = {}
+        for key, value in zip(node.keys, node.values):
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                raise self.error(key or node, "unsupported construct 'decorator option' locals= key "
+                                              "must be a string", "decorator option")
+            text = value.value if isinstance(value, ast.Constant) and isinstance(value.value, str) \
+                else ast.unparse(value)
+            try:
+                declared[key.value] = parse_type(text)
+            except SignatureError as err:
+                raise self.error(value, f"unsupported construct 'eager signature' in locals= of '{name}': "
+                                        f"{err}", "eager signature") from None
+        return declared
+
+    def _read_signatures(self, node, spec: JitSpec, name: str) -> None:
+        items = node.elts if isinstance(node, (ast.List, ast.Tuple)) else [node]
+        for item in items:
+            text = None
+            if isinstance(item, ast.Constant) and isinstance(item.value, str):
+                text = item.value
+            elif isinstance(item, ast.Name) and isinstance(self.scope.constants.get(item.id), str):
+                text = self.scope.constants[item.id]
+            elif isinstance(item, (ast.Call, ast.Subscript, ast.Attribute, ast.Name)):
+                text = ast.unparse(item)
+            if text is None:
+                raise self.error(item, f"unsupported construct 'eager signature' {ast.unparse(item)} on '{name}'",
+                                 "eager signature")
+            try:
+                parsed = parse_signature(text)
+            except SignatureError as err:
+                raise self.error(item, f"unsupported construct 'eager signature' on '{name}': {err}",
+                                 "eager signature") from None
+            if parsed.name is not None:
+                raise self.error(item, f"unsupported construct 'eager signature' on '{name}': "
+                                       f"{parsed.name!r} is not a type", "eager signature")
+            spec.signatures.append(text)
+            spec.parsed.append(parsed)

@@ -1,0 +1,523 @@
+"""Lowering of one kernel's Python syntax tree to IR, rejecting what kpc does not translate.
+
+Every node gets a ``Loc`` (file, line, column of the Python node). The lowering is
+faithful: it does not type anything and does not rewrite NumPy code, except for
+these normalizations, which do not change meaning:
+
+- ``a[i][j]`` becomes one ``Index`` ``a[i, j]`` (when the inner index has no slice);
+- ``a < b < c`` becomes ``a < b and b < c`` (``b`` lowered twice);
+- ``-3`` is the constant ``-3``; ``np.newaxis`` is the constant ``None``;
+- ``for i in range(n)`` gets explicit ``start=0`` and ``step=1``;
+- calls of other kernels are bound positionally, with defaults filled in;
+- ``int(x)``, ``float(x)``, ``bool(x)``, ``np.float32(x)``, ``numba.int32(x)`` are ``Cast``;
+- ``math.X``/``np.X`` names are spelled canonically (``np.sqrt`` for ``numpy.sqrt`` or
+  ``from numpy import sqrt``); a dtype reference (``np.float32``, ``float`` as a dtype) is a
+  ``GlobalConst`` whose value is the dtype name (a ``str``).
+
+Anything outside the kernel subset raises ``KpcError`` naming the construct.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+
+from kpc.ir import intrinsics as lib
+from kpc.ir import nodes as n
+from kpc.ir.diagnostics import KpcError
+from kpc.ir.types import scalar
+
+from .decorators import JitSpec
+from .scope import MATH_CONSTANTS, NUMPY_CONSTANTS, ModuleScope, NotConstant
+from .unsupported import hint
+
+BINOPS = {
+    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+    ast.Pow: "**", ast.LShift: "<<", ast.RShift: ">>", ast.BitOr: "|", ast.BitXor: "^",
+    ast.BitAnd: "&", ast.MatMult: "@",
+}
+UNARYOPS = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~", ast.Not: "not"}
+CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
+
+# Statements and expressions outside the subset, with the construct name diagnostics use.
+REJECTED_STMTS = {
+    ast.ClassDef: "class", ast.FunctionDef: "nested function", ast.AsyncFunctionDef: "nested function",
+    ast.Raise: "raise", ast.Try: "try", ast.With: "with", ast.AsyncWith: "async",
+    ast.AsyncFor: "async", ast.Global: "global statement", ast.Nonlocal: "nonlocal statement",
+    ast.Delete: "del", ast.Assert: "assert", ast.Import: "import in a kernel",
+    ast.ImportFrom: "import in a kernel", ast.Match: "match",
+}
+if hasattr(ast, "TryStar"):
+    REJECTED_STMTS[ast.TryStar] = "try"
+REJECTED_EXPRS = {
+    ast.List: "list", ast.Dict: "dict", ast.Set: "set", ast.ListComp: "list comprehension",
+    ast.SetComp: "set comprehension", ast.DictComp: "dict comprehension",
+    ast.GeneratorExp: "generator expression", ast.Lambda: "lambda", ast.JoinedStr: "f-string",
+    ast.FormattedValue: "f-string", ast.Yield: "generator", ast.YieldFrom: "generator",
+    ast.Await: "await", ast.NamedExpr: "walrus", ast.Starred: "starred expression",
+}
+
+
+def _stored_names(body: list) -> set:
+    """Names assigned anywhere in a function body (Python's rule for what is local)."""
+    names, stack = set(), list(body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return names
+
+
+class FunctionLowering:
+    """Lowers one ``def`` (a Numba kernel) to an ``ir.Function``."""
+
+    def __init__(self, fdef, spec: JitSpec, scope: ModuleScope, kernels: set, path: str, source: str):
+        self.fdef = fdef
+        self.spec = spec
+        self.scope = scope
+        self.kernels = kernels
+        self.path = path
+        self.source = source
+        self.name = fdef.name
+        self.locals: set = set()
+
+    # -- helpers
+    def loc(self, node) -> n.Loc:
+        return n.Loc(self.path, node.lineno, node.col_offset)
+
+    def fail(self, node, message: str, construct: str) -> KpcError:
+        end = node.end_col_offset if getattr(node, "end_lineno", None) == node.lineno else -1
+        return KpcError.at(self.loc(node), message, construct, hint(construct), self.source, end)
+
+    def reject(self, node, construct: str, detail: str = "") -> KpcError:
+        message = f"unsupported construct '{construct}' in kernel '{self.name}'"
+        if detail:
+            message += f": {detail}"
+        return self.fail(node, message, construct)
+
+    # -- function
+    def lower(self) -> n.Function:
+        args = self.fdef.args
+        if args.vararg is not None:
+            raise self.reject(args.vararg, "star-args", f"*{args.vararg.arg}")
+        if args.kwarg is not None:
+            raise self.reject(args.kwarg, "**kwargs", f"**{args.kwarg.arg}")
+        if args.kwonlyargs:
+            raise self.reject(args.kwonlyargs[0], "keyword-only parameter", args.kwonlyargs[0].arg)
+        positional = list(args.posonlyargs) + list(args.args)
+        defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+        params = []
+        for arg, default in zip(positional, defaults):
+            param = n.Param(arg.arg, loc=self.loc(arg))
+            if default is not None:
+                param.default = self.default_value(default, arg.arg)
+            params.append(param)
+        body = self.fdef.body
+        docstring = None
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                and isinstance(body[0].value.value, str):
+            docstring = body[0].value.value
+            body = body[1:]
+        self.locals = _stored_names(body) | {p.name for p in params}
+        function = n.Function(
+            self.name, params, self.block(body), options=dict(self.spec.options),
+            signatures=list(self.spec.signatures), docstring=docstring, loc=self.loc(self.fdef),
+        )
+        return function
+
+    def default_value(self, node, param: str) -> n.Const:
+        try:
+            value = self.scope.evaluate(node)
+        except NotConstant:
+            value = NotConstant
+        if value is NotConstant or isinstance(value, (str, tuple)):
+            raise self.reject(node, "non-constant default", f"{param}={ast.unparse(node)}")
+        return n.Const(value, loc=self.loc(node))
+
+    # -- statements
+    def block(self, stmts: list) -> list:
+        out = []
+        for stmt in stmts:
+            out.extend(self.stmt(stmt))
+        return out
+
+    def stmt(self, node) -> list:
+        kind = type(node)
+        if kind in REJECTED_STMTS:
+            construct = REJECTED_STMTS[kind]
+            detail = ""
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                detail = node.name
+            raise self.reject(node, construct, detail)
+        if isinstance(node, ast.Assign):
+            return self.assign(node)
+        if isinstance(node, ast.AnnAssign):
+            if node.value is None:
+                raise self.reject(node, "annotation", f"{ast.unparse(node)} declares without assigning")
+            return [n.Assign(self.target(node.target), self.expr(node.value), loc=self.loc(node))]
+        if isinstance(node, ast.AugAssign):
+            if isinstance(node.target, (ast.Tuple, ast.List)):
+                raise self.reject(node.target, "starred expression", "augmented assignment to a tuple")
+            return [n.AugAssign(self.target(node.target), BINOPS[type(node.op)], self.expr(node.value),
+                                loc=self.loc(node))]
+        if isinstance(node, ast.For):
+            return [self.for_loop(node)]
+        if isinstance(node, ast.While):
+            if node.orelse:
+                raise self.reject(node, "while-else")
+            return [n.While(self.expr(node.test), self.block(node.body), loc=self.loc(node))]
+        if isinstance(node, ast.If):
+            return [n.If(self.expr(node.test), self.block(node.body), self.block(node.orelse),
+                         loc=self.loc(node))]
+        if isinstance(node, ast.Return):
+            value = None if node.value is None else self.expr(node.value)
+            return [n.Return(value, loc=self.loc(node))]
+        if isinstance(node, ast.Expr):
+            value = node.value
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                return []
+            return [n.ExprStmt(self.expr(value), loc=self.loc(node))]
+        if isinstance(node, ast.Pass):
+            return []
+        if isinstance(node, ast.Break):
+            return [n.Break(loc=self.loc(node))]
+        if isinstance(node, ast.Continue):
+            return [n.Continue(loc=self.loc(node))]
+        raise self.reject(node, type(node).__name__.lower())
+
+    def assign(self, node: ast.Assign) -> list:
+        value = self.expr(node.value)
+        first = self.target(node.targets[0])
+        out = [n.Assign(first, value, loc=self.loc(node))]
+        for extra in node.targets[1:]:
+            if not isinstance(first, n.Name):
+                raise self.reject(extra, "starred expression", "chained assignment needs a plain name first")
+            out.append(n.Assign(self.target(extra), n.Name(first.id, loc=first.loc), loc=self.loc(node)))
+        return out
+
+    def target(self, node) -> n.Expr:
+        if isinstance(node, ast.Name):
+            return n.Name(node.id, loc=self.loc(node))
+        if isinstance(node, ast.Subscript):
+            return self.subscript(node)
+        if isinstance(node, (ast.Tuple, ast.List)):
+            for element in node.elts:
+                if isinstance(element, ast.Starred):
+                    raise self.reject(element, "starred expression")
+            return n.TupleExpr([self.target(e) for e in node.elts], loc=self.loc(node))
+        if isinstance(node, ast.Attribute):
+            raise self.reject(node, "attribute assignment", ast.unparse(node))
+        if isinstance(node, ast.Starred):
+            raise self.reject(node, "starred expression")
+        raise self.reject(node, type(node).__name__.lower(), "as an assignment target")
+
+    def for_loop(self, node: ast.For) -> n.For:
+        if node.orelse:
+            raise self.reject(node, "for-else")
+        if not isinstance(node.target, ast.Name):
+            raise self.reject(node.target, "tuple loop target", ast.unparse(node.target))
+        kind = self.range_kind(node.iter)
+        if kind is None:
+            raise self.reject(node.iter, "iteration over a non-range", f"for ... in {ast.unparse(node.iter)}")
+        call = node.iter
+        if call.keywords or any(isinstance(a, ast.Starred) for a in call.args):
+            raise self.reject(call, "keyword argument", f"{kind}() takes positional arguments only")
+        if not 1 <= len(call.args) <= 3:
+            raise self.fail(call, f"{kind}() expects 1 to 3 arguments, got {len(call.args)}", "call")
+        args = [self.expr(a) for a in call.args]
+        if len(args) == 1:
+            start, stop, step = n.Const(0, loc=args[0].loc), args[0], n.Const(1, loc=args[0].loc)
+        else:
+            start, stop = args[0], args[1]
+            step = args[2] if len(args) == 3 else n.Const(1, loc=args[1].loc)
+        var = n.Name(node.target.id, loc=self.loc(node.target))
+        return n.For(var, start, stop, step, self.block(node.body), kind=kind, loc=self.loc(node))
+
+    def range_kind(self, node) -> str | None:
+        if not isinstance(node, ast.Call):
+            return None
+        func = node.func
+        if isinstance(func, ast.Name) and func.id == "range" and self.is_builtin(func.id):
+            return "range"
+        if self.qualify(func) == "numba.prange":
+            return "prange"
+        return None
+
+    # -- name resolution
+    def is_builtin(self, name: str) -> bool:
+        scope = self.scope
+        shadowed = (name in self.locals or name in scope.aliases or name in scope.constants
+                    or name in scope.variables or name in scope.functions or name in scope.classes)
+        return not shadowed and hasattr(builtins, name)
+
+    def qualify(self, node) -> str | None:
+        root = node
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if isinstance(root, ast.Name) and root.id in self.locals:
+            return None
+        return self.scope.qualify(node)
+
+    # -- expressions
+    def expr(self, node) -> n.Expr:
+        kind = type(node)
+        if kind in REJECTED_EXPRS:
+            construct = REJECTED_EXPRS[kind]
+            raise self.reject(node, construct, ast.unparse(node) if construct in ("walrus", "lambda") else "")
+        loc = self.loc(node)
+        if isinstance(node, ast.Constant):
+            return self.constant(node)
+        if isinstance(node, ast.Name):
+            return self.name_ref(node)
+        if isinstance(node, ast.Attribute):
+            return self.attribute(node)
+        if isinstance(node, ast.BinOp):
+            return n.BinOp(BINOPS[type(node.op)], self.expr(node.left), self.expr(node.right), loc=loc)
+        if isinstance(node, ast.UnaryOp):
+            op = UNARYOPS[type(node.op)]
+            operand = self.expr(node.operand)
+            if op == "-" and isinstance(operand, n.Const) and type(operand.value) in (int, float, complex):
+                return n.Const(-operand.value, loc=loc)
+            return n.UnaryOp(op, operand, loc=loc)
+        if isinstance(node, ast.Compare):
+            return self.compare(node)
+        if isinstance(node, ast.BoolOp):
+            op = "and" if isinstance(node.op, ast.And) else "or"
+            return n.BoolOp(op, [self.expr(v) for v in node.values], loc=loc)
+        if isinstance(node, ast.IfExp):
+            return n.IfExp(self.expr(node.test), self.expr(node.body), self.expr(node.orelse), loc=loc)
+        if isinstance(node, ast.Call):
+            return self.call(node)
+        if isinstance(node, ast.Subscript):
+            return self.subscript(node)
+        if isinstance(node, ast.Tuple):
+            return n.TupleExpr([self.expr(e) for e in node.elts], loc=loc)
+        if isinstance(node, ast.Slice):
+            raise self.reject(node, "complex slicing", "a slice outside of an index")
+        raise self.reject(node, type(node).__name__.lower())
+
+    def constant(self, node: ast.Constant) -> n.Expr:
+        value = node.value
+        if isinstance(value, str):
+            raise self.reject(node, "string", repr(value) if len(value) < 30 else "")
+        if isinstance(value, bytes):
+            raise self.reject(node, "bytes")
+        if value is Ellipsis:
+            raise self.reject(node, "ellipsis")
+        return n.Const(value, loc=self.loc(node))
+
+    def name_ref(self, node: ast.Name) -> n.Expr:
+        ident = node.id
+        loc = self.loc(node)
+        if ident in self.locals:
+            return n.Name(ident, loc=loc)
+        scope = self.scope
+        if ident in scope.constants:
+            value = scope.constants[ident]
+            if isinstance(value, str):
+                raise self.reject(node, "string", f"module constant {ident} = {value!r}")
+            if value is None:
+                return n.Const(None, loc=loc)
+            return n.GlobalConst(ident, value, loc=loc)
+        if ident in scope.aliases:
+            return self.qualified_value(node, scope.aliases[ident])
+        if ident in scope.functions or ident in self.kernels:
+            raise self.reject(node, "first-class function", f"{ident} used as a value")
+        if ident in scope.classes:
+            raise self.reject(node, "class", ident)
+        if ident in scope.variables:
+            raise self.reject(node, "module-level variable",
+                              f"{ident} is not a numeric constant at module level")
+        if self.is_builtin(ident):
+            if ident in lib.CAST_BUILTINS:
+                return n.GlobalConst(ident, lib.CAST_BUILTINS[ident], loc=loc)
+            raise self.reject(node, "first-class function", f"builtin {ident} used as a value")
+        raise self.reject(node, "undefined name", f"{ident} is not defined in this module")
+
+    def qualified_value(self, node, qualified: str) -> n.Expr:
+        """A reference to an imported module member used as a value (``math.pi``, ``np.float32``)."""
+        loc = self.loc(node)
+        module, _, attr = qualified.rpartition(".")
+        if module == "math" and attr in MATH_CONSTANTS:
+            return n.GlobalConst(f"math.{attr}", MATH_CONSTANTS[attr], loc=loc)
+        if module == "numpy":
+            if attr == "newaxis":
+                return n.Const(None, loc=loc)
+            if attr in NUMPY_CONSTANTS:
+                return n.GlobalConst(f"np.{attr}", NUMPY_CONSTANTS[attr], loc=loc)
+            if attr in lib.NUMPY_DTYPES:
+                return n.GlobalConst(f"np.{attr}", lib.NUMPY_DTYPES[attr], loc=loc)
+        if module in ("numba", "numba.types") and attr in lib.NUMBA_SCALARS:
+            return n.GlobalConst(f"numba.{attr}", lib.NUMBA_SCALARS[attr], loc=loc)
+        if module in ("math", "numpy", "numpy.linalg") or qualified.startswith("numba"):
+            raise self.reject(node, "first-class function", f"{_canonical(qualified)} used as a value")
+        raise self.reject(node, "call into another library", f"{qualified} is not part of the kernel subset")
+
+    def attribute(self, node: ast.Attribute) -> n.Expr:
+        qualified = self.qualify(node)
+        if qualified is not None:
+            return self.qualified_value(node, qualified)
+        if node.attr not in lib.ARRAY_ATTRIBUTES:
+            raise self.reject(node, "unsupported attribute", f".{node.attr}")
+        return n.Attribute(self.expr(node.value), node.attr, loc=self.loc(node))
+
+    def compare(self, node: ast.Compare) -> n.Expr:
+        for op in node.ops:
+            if isinstance(op, (ast.Is, ast.IsNot)):
+                raise self.reject(node, "is operator", ast.unparse(node))
+            if isinstance(op, (ast.In, ast.NotIn)):
+                raise self.reject(node, "in operator", ast.unparse(node))
+        operands = [node.left] + list(node.comparators)
+        parts = []
+        for i, op in enumerate(node.ops):
+            left, right = operands[i], operands[i + 1]
+            loc = self.loc(node) if i == 0 else self.loc(left)
+            parts.append(n.Compare(CMPOPS[type(op)], self.expr(left), self.expr(right), loc=loc))
+        if len(parts) == 1:
+            return parts[0]
+        return n.BoolOp("and", parts, loc=self.loc(node))
+
+    def subscript(self, node: ast.Subscript) -> n.Expr:
+        base = self.expr(node.value)
+        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        indices = [self.index_item(item) for item in items]
+        if isinstance(base, n.Index) and not isinstance(base.base, n.Attribute) and all(
+                not isinstance(i, n.Slice) and not (isinstance(i, n.Const) and i.value is None)
+                for i in base.indices):
+            return n.Index(base.base, base.indices + indices, loc=self.loc(node))
+        return n.Index(base, indices, loc=self.loc(node))
+
+    def index_item(self, node) -> n.Expr:
+        if isinstance(node, ast.Slice):
+            part = lambda p: None if p is None else self.expr(p)  # noqa: E731
+            return n.Slice(part(node.lower), part(node.upper), part(node.step), loc=self.loc(node))
+        if isinstance(node, ast.Constant) and node.value is Ellipsis:
+            raise self.reject(node, "ellipsis")
+        return self.expr(node)
+
+    # -- calls
+    def call(self, node: ast.Call) -> n.Expr:
+        loc = self.loc(node)
+        for arg in node.args:
+            if isinstance(arg, ast.Starred):
+                raise self.reject(arg, "star-args", ast.unparse(arg))
+        for keyword in node.keywords:
+            if keyword.arg is None:
+                raise self.reject(keyword.value, "star-args", f"**{ast.unparse(keyword.value)}")
+        func = node.func
+        if isinstance(func, ast.Name):
+            ident = func.id
+            if ident in self.locals:
+                raise self.reject(func, "call of a local variable", ident)
+            if ident in self.kernels:
+                return self.kernel_call(node, ident)
+            if ident in self.scope.functions:
+                raise self.reject(node, "call to a non-jitted function", f"{ident}() is not decorated with @njit")
+            if ident in self.scope.classes:
+                raise self.reject(node, "class", f"{ident}() creates an object")
+            if ident in self.scope.aliases:
+                return self.library_call(node, self.scope.aliases[ident])
+            if ident in self.scope.constants or ident in self.scope.variables:
+                raise self.reject(func, "call of a local variable", f"{ident} is not a function")
+            if self.is_builtin(ident):
+                return self.builtin_call(node, ident)
+            raise self.reject(func, "undefined name", f"{ident} is not defined in this module")
+        if isinstance(func, ast.Attribute):
+            qualified = self.qualify(func)
+            if qualified is not None:
+                return self.library_call(node, qualified)
+            if func.attr not in lib.ARRAY_METHODS:
+                raise self.reject(func, "unsupported array method", f".{func.attr}()")
+            obj = self.expr(func.value)
+            args = [obj] + [self.expr(a) for a in node.args]
+            return n.Call(f".{func.attr}", args, "numpy", self.keywords(node), loc=loc)
+        raise self.reject(node, "call", f"{ast.unparse(func)} is not a function name")
+
+    def keywords(self, node: ast.Call) -> dict:
+        return {k.arg: self.expr(k.value) for k in node.keywords}
+
+    def no_keywords(self, node: ast.Call, what: str) -> None:
+        if node.keywords:
+            raise self.reject(node.keywords[0].value, "keyword argument", f"{node.keywords[0].arg}= in {what}()")
+
+    def builtin_call(self, node: ast.Call, ident: str) -> n.Expr:
+        loc = self.loc(node)
+        if ident == "print":
+            raise self.reject(node, "print")
+        if ident in ("range",):
+            raise self.reject(node, "range outside a for loop")
+        if ident in lib.CAST_BUILTINS:
+            self.no_keywords(node, ident)
+            if len(node.args) != 1:
+                raise self.fail(node, f"{ident}() takes exactly one argument in a kernel", "call")
+            return n.Cast(scalar(lib.CAST_BUILTINS[ident]), self.expr(node.args[0]), loc=loc)
+        if ident in lib.BUILTINS:
+            self.no_keywords(node, ident)
+            if not node.args:
+                raise self.fail(node, f"{ident}() needs arguments", "call")
+            return n.Call(ident, [self.expr(a) for a in node.args], "builtin", loc=loc)
+        raise self.reject(node, "call to a Python builtin", f"{ident}()")
+
+    def library_call(self, node: ast.Call, qualified: str) -> n.Expr:
+        loc = self.loc(node)
+        module, _, attr = qualified.rpartition(".")
+        if module == "math":
+            if attr not in lib.MATH_FUNCS:
+                raise self.reject(node, "unsupported math function", f"math.{attr}()")
+            self.no_keywords(node, f"math.{attr}")
+            return n.Call(f"math.{attr}", [self.expr(a) for a in node.args], "math", loc=loc)
+        if module == "numpy" and attr in lib.NUMPY_DTYPES or \
+                module in ("numba", "numba.types") and attr in lib.NUMBA_SCALARS:
+            table = lib.NUMPY_DTYPES if module == "numpy" else lib.NUMBA_SCALARS
+            self.no_keywords(node, attr)
+            if len(node.args) != 1:
+                raise self.fail(node, f"{_canonical(qualified)}() takes exactly one argument in a kernel", "call")
+            return n.Cast(scalar(table[attr]), self.expr(node.args[0]), loc=loc)
+        if module.startswith("numpy"):
+            name = qualified[len("numpy."):]
+            if name not in lib.NUMPY_FUNCS:
+                raise self.reject(node, "unsupported NumPy function", f"np.{name}()")
+            args = [self.expr(a) for a in node.args]
+            return n.Call(f"np.{name}", args, "numpy", self.keywords(node), loc=loc)
+        if qualified == "numba.prange":
+            raise self.reject(node, "range outside a for loop", "prange()")
+        raise self.reject(node, "call into another library", f"{_canonical(qualified)}()")
+
+    def kernel_call(self, node: ast.Call, callee: str) -> n.Call:
+        """A call of another kernel, arguments bound positionally, defaults filled in."""
+        fdef = self.scope.functions.get(callee)
+        args = [self.expr(a) for a in node.args]
+        if fdef is None:
+            return n.Call(callee, args, "kernel", self.keywords(node), loc=self.loc(node))
+        spec = fdef.args
+        params = [a.arg for a in list(spec.posonlyargs) + list(spec.args)]
+        if len(args) > len(params):
+            raise self.fail(node, f"{callee}() takes {len(params)} arguments but {len(args)} were given", "call")
+        bound = args + [None] * (len(params) - len(args))
+        for keyword in node.keywords:
+            if keyword.arg not in params:
+                raise self.fail(keyword.value, f"{callee}() has no parameter {keyword.arg!r}", "call")
+            position = params.index(keyword.arg)
+            if bound[position] is not None:
+                raise self.fail(keyword.value, f"{callee}() got two values for {keyword.arg!r}", "call")
+            bound[position] = self.expr(keyword.value)
+        defaults = [None] * (len(params) - len(spec.defaults)) + list(spec.defaults)
+        for position, value in enumerate(bound):
+            if value is None:
+                default = defaults[position]
+                if default is None:
+                    raise self.fail(node, f"{callee}() is missing the argument {params[position]!r}", "call")
+                try:
+                    bound[position] = n.Const(self.scope.evaluate(default), loc=self.loc(node))
+                except NotConstant:
+                    raise self.reject(default, "non-constant default", f"{params[position]}") from None
+        return n.Call(callee, bound, "kernel", loc=self.loc(node))
+
+
+def _canonical(qualified: str) -> str:
+    if qualified.startswith("numpy."):
+        return "np." + qualified[len("numpy."):]
+    return qualified

@@ -1,0 +1,145 @@
+"""Source module -> IR ``Module``: find the kernels, lower each, apply signatures, reject what cannot go.
+
+A kernel that cannot be translated is recorded in ``Module.rejected`` with its
+diagnostic (it stays a Numba function in the output), and so is every kernel that
+calls it, directly or not; recursion (direct or mutual) is found on the call graph.
+With ``strict=True`` the first diagnostic is raised instead.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import networkx as nx
+
+from kpc.ir.diagnostics import KpcError
+from kpc.ir.module import Module, Rejected
+from kpc.ir.nodes import Call, Loc, walk
+from kpc.ir.signature import Signature, SignatureError, parse_signature
+from kpc.ir.types import UNKNOWN
+
+from .decorators import DecoratorReader
+from .lower import FunctionLowering
+from .scope import ModuleScope
+from .unsupported import hint
+
+
+def parse_module(source: str, path: str = "<string>", signatures=None, strict: bool = False) -> Module:
+    """Parse ``source`` (the text of ``path``) into an untyped IR module.
+
+    ``signatures``: types to give kernels, overriding their eager signatures: a dict
+    ``name -> "f8(f8[:])" | "(f8[:],)" | Signature`` or a list of ``"name(f8[:]) -> f8"``.
+    A kernel without one keeps its first eager signature, else stays generic (``?``).
+    """
+    try:
+        tree = ast.parse(source, filename=path)
+    except SyntaxError as err:
+        loc = Loc(path, err.lineno or 0, max((err.offset or 1) - 1, 0))
+        end = (err.end_offset - 1) if err.end_offset and err.end_lineno == err.lineno else -1
+        raise KpcError.at(loc, f"syntax error: {err.msg}", "syntax", hint("syntax"), source, end) from None
+    scope = ModuleScope.from_tree(tree)
+    reader = DecoratorReader(scope, path, source)
+    module = Module(path, source, imports=list(scope.imports))
+    overrides = _normalize_signatures(signatures, path)
+
+    defs = [s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    kernels = {d.name for d in defs if any(reader.numba_decorator(x) for x in d.decorator_list)}
+    for fdef in defs:
+        try:
+            spec = reader.read(fdef)
+            if spec is None:
+                continue
+            function = FunctionLowering(fdef, spec, scope, kernels, path, source).lower()
+            signature = overrides.pop(fdef.name, None) or (spec.parsed[0] if spec.parsed else None)
+            if signature is not None:
+                _apply_signature(function, signature, spec.loc or function.loc, source)
+        except KpcError as err:
+            if strict:
+                raise
+            module.rejected[fdef.name] = Rejected(fdef.name, err.diagnostic, err.loc)
+            continue
+        module.add(function)
+    if overrides:
+        name = next(iter(overrides))
+        known = ", ".join(module.functions) or "none"
+        raise KpcError.at(Loc(path, 0, 0), f"--signature names {name!r}, which is not a kernel of "
+                                           f"{path} (kernels: {known})", "signature")
+    module.rebuild_callgraph()
+    _reject_recursion(module, source, strict)
+    _reject_callers_of_rejected(module, kernels, source, strict)
+    module.rebuild_callgraph()
+    return module
+
+
+def _normalize_signatures(signatures, path: str) -> dict:
+    if not signatures:
+        return {}
+    items = signatures.items() if isinstance(signatures, dict) else [(None, s) for s in signatures]
+    result = {}
+    for name, value in items:
+        if isinstance(value, Signature):
+            sig = value
+        else:
+            try:
+                sig = parse_signature(value)
+            except SignatureError as err:
+                raise KpcError.at(Loc(path, 0, 0), f"bad signature: {err}", "signature",
+                                  hint("eager signature")) from None
+        name = name or sig.name
+        if name is None:
+            raise KpcError.at(Loc(path, 0, 0), f"signature {value!r} does not name a function: write "
+                                               "'name(float64[:, :], int64)'", "signature")
+        result[name] = sig
+    return result
+
+
+def _apply_signature(function, signature: Signature, loc: Loc, source: str) -> None:
+    if len(signature.args) != len(function.params):
+        raise KpcError.at(loc, f"signature {signature.text or signature} of '{function.name}' has "
+                               f"{len(signature.args)} argument types but the function takes "
+                               f"{len(function.params)} parameters", "eager signature",
+                          hint("eager signature"), source)
+    for param, ty in zip(function.params, signature.args):
+        param.type = ty
+    function.return_type = signature.return_type if signature.return_type is not None else UNKNOWN
+
+
+def _reject(module: Module, name: str, error: KpcError, strict: bool) -> None:
+    if strict:
+        raise error
+    module.rejected[name] = Rejected(name, error.diagnostic, error.loc)
+    del module.functions[name]
+
+
+def _reject_recursion(module: Module, source: str, strict: bool) -> None:
+    graph = module.callgraph
+    cyclic = set()
+    for component in nx.strongly_connected_components(graph):
+        if len(component) > 1 or any(graph.has_edge(f, f) for f in component):
+            cyclic |= component
+    for name in [f for f in module.functions if f in cyclic]:
+        callee = next(c for c in module.callees(name) if c in cyclic and
+                      nx.has_path(graph, c, name))
+        site = module.sites(name, callee)[0]
+        path = nx.shortest_path(graph, callee, name)
+        chain = " -> ".join([name] + path)
+        error = KpcError.at(site.loc, f"unsupported construct 'recursion' in kernel '{name}': {chain}",
+                            "recursion", hint("recursion"), source)
+        _reject(module, name, error, strict)
+
+
+def _reject_callers_of_rejected(module: Module, kernels: set, source: str, strict: bool) -> None:
+    changed = True
+    while changed:
+        changed = False
+        for name, function in list(module.functions.items()):
+            for node in walk(function):
+                if isinstance(node, Call) and node.kind == "kernel" and node.func not in module.functions \
+                        and (node.func in module.rejected or node.func in kernels):
+                    error = KpcError.at(
+                        node.loc, f"kernel '{name}' calls '{node.func}', which kpc cannot translate "
+                                  f"(it stays a Numba function)", "call to a rejected kernel",
+                        f"fix the diagnostic of '{node.func}' first", source)
+                    _reject(module, name, error, strict)
+                    changed = True
+                    break

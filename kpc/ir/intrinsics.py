@@ -1,0 +1,98 @@
+"""The library functions a kernel may call, by family: what ``Call(kind=math|numpy|builtin)`` can name.
+
+The frontend accepts exactly these names (anything else is an "unsupported ..."
+diagnostic); ``infer-types`` types each family with Numba's rules; backends map
+them. ``Call.func`` spells them canonically: ``math.sqrt``, ``np.sqrt``,
+``np.linalg.norm``, and ``.sum`` for the array method.
+
+>>> "sqrt" in MATH_FLOAT_UNARY and "floor" in MATH_INT_RESULT
+True
+>>> NUMPY_UFUNCS["abs"], NUMPY_UFUNCS["arctan2"]
+('absolute', 'arctan2')
+"""
+
+from __future__ import annotations
+
+# math.<f>(x): float32 stays float32, float64 stays float64, integers give float64.
+MATH_FLOAT_UNARY = frozenset({
+    "sqrt", "exp", "expm1", "exp2", "log", "log2", "log10", "log1p", "sin", "cos", "tan",
+    "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "erf", "erfc",
+    "gamma", "lgamma", "radians", "degrees", "fabs",
+})
+# math.<f>(x, y): (float32, float32) -> float32, otherwise float64.
+MATH_FLOAT_BINARY = frozenset({"atan2", "hypot", "pow", "copysign"})
+# math.floor/ceil/trunc return int64 in Numba (not float as np.floor does).
+MATH_INT_RESULT = frozenset({"floor", "ceil", "trunc"})
+MATH_BOOL_RESULT = frozenset({"isnan", "isinf", "isfinite"})
+MATH_OTHER = frozenset({"ldexp", "gcd"})
+MATH_FUNCS = MATH_FLOAT_UNARY | MATH_FLOAT_BINARY | MATH_INT_RESULT | MATH_BOOL_RESULT | MATH_OTHER
+
+BUILTINS = frozenset({"abs", "min", "max", "len", "round"})
+CAST_BUILTINS = {"int": "int64", "float": "float64", "bool": "bool", "complex": "complex128"}
+
+# NumPy scalar types usable as casts (np.float32(x)) and as dtypes (dtype=np.float32).
+NUMPY_DTYPES = {
+    "bool_": "bool", "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64",
+    "uint8": "uint8", "uint16": "uint16", "uint32": "uint32", "uint64": "uint64",
+    "float32": "float32", "float64": "float64", "complex64": "complex64",
+    "complex128": "complex128", "intp": "int64", "uintp": "uint64", "double": "float64",
+    "single": "float32", "int_": "int64", "float_": "float64", "byte": "int8", "ubyte": "uint8",
+    "short": "int16", "ushort": "uint16", "intc": "int32", "uintc": "uint32",
+    "longlong": "int64", "ulonglong": "uint64",
+}
+# numba.<type>(x) casts (numba.float32(x)).
+NUMBA_SCALARS = {
+    "boolean": "bool", "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64",
+    "uint8": "uint8", "uint16": "uint16", "uint32": "uint32", "uint64": "uint64",
+    "float32": "float32", "float64": "float64", "complex64": "complex64",
+    "complex128": "complex128", "intp": "int64", "uintp": "uint64", "double": "float64",
+    "f4": "float32", "f8": "float64", "i4": "int32", "i8": "int64",
+}
+
+# np.<name> element-wise functions -> the NumPy ufunc whose loops decide the result type.
+NUMPY_UFUNCS = {name: name for name in (
+    "sqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan",
+    "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh",
+    "floor", "ceil", "trunc", "rint", "absolute", "fabs", "sign", "square", "cbrt",
+    "negative", "positive", "reciprocal", "deg2rad", "rad2deg", "degrees", "radians",
+    "isnan", "isinf", "isfinite", "logical_not", "invert",
+    "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "power",
+    "float_power", "mod", "remainder", "fmod", "arctan2", "hypot", "minimum", "maximum", "fmin",
+    "fmax", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
+    "bitwise_xor", "left_shift", "right_shift", "equal", "not_equal", "less", "less_equal",
+    "greater", "greater_equal", "copysign",
+)}
+NUMPY_UFUNCS.update({"abs": "absolute", "arcsin": "arcsin", "asin": "arcsin", "acos": "arccos",
+                     "atan": "arctan", "atan2": "arctan2", "conj": "conjugate"})
+
+# Python operators on arrays -> ufunc.
+OPERATOR_UFUNCS = {
+    "+": "add", "-": "subtract", "*": "multiply", "/": "true_divide", "//": "floor_divide",
+    "%": "remainder", "**": "power", "<<": "left_shift", ">>": "right_shift", "&": "bitwise_and",
+    "|": "bitwise_or", "^": "bitwise_xor", "<": "less", "<=": "less_equal", ">": "greater",
+    ">=": "greater_equal", "==": "equal", "!=": "not_equal",
+}
+UNARY_OPERATOR_UFUNCS = {"-": "negative", "+": "positive", "~": "invert", "not": "logical_not"}
+
+# Reductions: np.<f>(a, axis=None) and a.<f>(axis=None).
+NUMPY_REDUCTIONS = frozenset({"sum", "prod", "min", "max", "amin", "amax", "mean", "std", "var",
+                              "argmin", "argmax", "any", "all", "nansum", "nanmean", "nanmin",
+                              "nanmax", "median", "count_nonzero"})
+# Allocation from a shape (and a dtype), or like another array.
+NUMPY_ALLOCATIONS = frozenset({"empty", "zeros", "ones", "full"})
+NUMPY_LIKE = frozenset({"empty_like", "zeros_like", "ones_like", "full_like"})
+NUMPY_OTHER = frozenset({
+    "arange", "linspace", "eye", "identity", "dot", "vdot", "matmul", "outer", "where", "copy",
+    "transpose", "cumsum", "cumprod", "clip", "linalg.norm", "ravel", "reshape", "sort",
+    "argsort", "diff", "trace", "isclose", "allclose", "asarray", "ascontiguousarray", "round",
+    "around", "empty_like", "concatenate", "stack", "hstack", "vstack", "full_like",
+})
+NUMPY_FUNCS = frozenset(NUMPY_UFUNCS) | NUMPY_REDUCTIONS | NUMPY_ALLOCATIONS | NUMPY_LIKE | NUMPY_OTHER
+
+# Array methods a.<m>(...), spelled ".m" in Call.func with the array as first argument.
+ARRAY_METHODS = frozenset({
+    "sum", "prod", "min", "max", "mean", "std", "var", "argmin", "argmax", "any", "all",
+    "copy", "reshape", "ravel", "flatten", "astype", "fill", "transpose", "cumsum", "cumprod",
+    "dot", "clip", "sort", "argsort", "item",
+})
+ARRAY_ATTRIBUTES = frozenset({"shape", "size", "ndim", "T", "dtype"})

@@ -1,0 +1,425 @@
+"""infer-view-dims: view ranks on function interfaces through the call graph; row arguments become explicit subviews.
+
+The pass (after ``infer-types``) checks every call edge: each array argument has
+the rank and dtype of the callee's parameter, and all call sites of a callee agree
+(otherwise a diagnostic names both sites). It then rewrites every subview index to
+spell its trailing dimensions, so that emitters see a subview: ``cluster[i]`` of a
+2-D ``cluster`` becomes ``cluster[i, :]``.
+
+Before (after ``infer-types``)::
+
+    func @potential(cluster: f64[:, :]) -> f64
+      ...
+          r: f64 = call @distance(cluster[i], cluster[j])
+
+After::
+
+    func @potential(cluster: f64[:, :]) -> f64
+      ...
+          r: f64 = call @distance(cluster[i, :], cluster[j, :])
+
+Without signatures (generic mode, the PyKokkos target) this file also provides the
+analysis ``param_uses`` that ``infer-types`` asks for: from the uses of each parameter
+(number of indices, ``.shape[k]``, ``n, m = a.shape``, ``len(a)``, locals taken as rows,
+and through calls, callees first) it decides which parameters are arrays and of which
+rank, and which scalars are integers. ``kernel_b(item)`` reading ``item[0]`` makes
+``item`` 1-D; ``kernel_a`` calling ``kernel_b(cluster[i])`` makes ``cluster`` 2-D.
+
+>>> from kpc.frontend import parse_module
+>>> from kpc.passes.manager import PassContext, run_pipeline
+>>> m = parse_module('''
+... from numba import njit
+... @njit
+... def first(item):
+...     return item[0]
+... @njit
+... def total(cluster):
+...     s = 0.0
+...     for i in range(cluster.shape[0]):
+...         s += first(cluster[i])
+...     return s
+... ''', "m.py")
+>>> _ = run_pipeline(m, PassContext(), ["infer-types", "infer-view-dims"])
+>>> print(format_function(m.functions["total"]))  # doctest: +NORMALIZE_WHITESPACE
+func @total(cluster: f64[:, :]) -> f64   role=entry
+  # assumed: cluster: f64[:, :] (no signature; dtype float64 assumed; rank 2: cluster[i] passed to @first as item, which is 1-D)
+  s: f64 = 0.0
+  for i: i64 in range(0, cluster.shape[0]):
+    s += call @first(cluster[i, :])
+  return s
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kpc.ir import nodes as n
+from kpc.ir.diagnostics import KpcError, Note
+from kpc.ir.printer import format_expr, format_function  # noqa: F401  (format_function: doctest)
+from kpc.ir.types import NONE, SLICE, ArrayType, ScalarType
+
+from .manager import Pass, register
+
+_ARRAY_FIRST_NUMPY = {"sum", "prod", "min", "max", "amin", "amax", "mean", "std", "var", "argmin",
+                      "argmax", "any", "all", "cumsum", "cumprod", "copy", "empty_like", "zeros_like",
+                      "ones_like", "full_like", "ravel", "reshape", "transpose", "sort", "argsort",
+                      "diff", "trace", "nansum", "nanmean", "nanmin", "nanmax", "median",
+                      "count_nonzero", "linalg.norm"}
+_BITWISE = {"&", "|", "^", "<<", ">>"}
+_MATRIX_NUMPY = {"dot", "vdot", "matmul", "outer"}
+_SHAPE_FIRST_NUMPY = {"empty", "zeros", "ones", "full", "eye", "identity", "arange"}
+
+
+@dataclass
+class Fact:
+    """A rank fact with the place and words that justify it (for assumptions and diagnostics)."""
+
+    rank: int
+    loc: n.Loc
+    reason: str
+
+
+@dataclass
+class ParamUse:
+    """What the body (and the callees) of a function say about one generic parameter."""
+
+    array: bool = False
+    exact: Fact | None = None
+    lower: Fact | None = None
+    integer: str = ""
+    integer_elements: str = ""
+
+    @property
+    def rank(self) -> int | None:
+        if self.exact is not None:
+            return self.exact.rank
+        if self.lower is not None:
+            return self.lower.rank
+        return None
+
+    @property
+    def reason(self) -> str:
+        fact = self.exact or self.lower
+        return fact.reason if fact else "used as an array"
+
+
+@dataclass
+class _Symbol:
+    array: bool = False
+    exact: Fact | None = None
+    lower: Fact | None = None
+    integer: str = ""
+    integer_elements: str = ""
+    element_of: str = ""
+    relations: list = field(default_factory=list)
+
+
+class _FunctionUses:
+    """Collects and solves the rank constraints of one function's names."""
+
+    def __init__(self, function: n.Function, callee_uses: dict, module, source: str):
+        self.function = function
+        self.callee_uses = callee_uses
+        self.module = module
+        self.source = source
+        self.symbols: dict = {}
+        self.params = {p.name for p in function.params}
+
+    def sym(self, name: str) -> _Symbol:
+        if name not in self.symbols:
+            self.symbols[name] = _Symbol()
+        return self.symbols[name]
+
+    def conflict(self, name: str, first: Fact, second: Fact) -> KpcError:
+        return KpcError.at(
+            second.loc, f"conflicting ranks for '{name}' in kernel '{self.function.name}': "
+                        f"{second.reason} here, but {first.reason}",
+            "rank conflict", "pass arrays of one rank to each parameter; take rows with a[i, :] "
+                             "and elements with a[i, j]", self.source, notes=[Note(first.reason, first.loc)])
+
+    def set_exact(self, name: str, fact: Fact) -> bool:
+        symbol = self.sym(name)
+        symbol.array = True
+        if symbol.exact is not None:
+            if symbol.exact.rank != fact.rank:
+                raise self.conflict(name, symbol.exact, fact)
+            return False
+        if symbol.lower is not None and symbol.lower.rank > fact.rank:
+            raise self.conflict(name, symbol.lower, fact)
+        symbol.exact = fact
+        return True
+
+    def set_lower(self, name: str, fact: Fact) -> bool:
+        symbol = self.sym(name)
+        changed = not symbol.array
+        symbol.array = True
+        if symbol.exact is not None:
+            if symbol.exact.rank < fact.rank:
+                raise self.conflict(name, symbol.exact, fact)
+            return changed
+        if symbol.lower is None or symbol.lower.rank < fact.rank:
+            symbol.lower = fact
+            return True
+        return changed
+
+    # -- collection
+    def collect(self) -> None:
+        for node in n.walk(self.function):
+            if isinstance(node, n.Assign):
+                self.assignment(node.target, node.value)
+            elif isinstance(node, n.For):
+                for bound in (node.start, node.stop, node.step):
+                    self.integer_use(bound, f"a bound of the loop over {node.var.id}")
+            elif isinstance(node, n.Index):
+                self.index(node)
+            elif isinstance(node, n.Attribute) and isinstance(node.value, n.Name):
+                self.sym(node.value.id).array = True
+            elif isinstance(node, n.Call):
+                self.call(node)
+            elif isinstance(node, n.BinOp) and node.op in _BITWISE:
+                self.integer_use(node.left, f"an operand of {node.op}")
+                self.integer_use(node.right, f"an operand of {node.op}")
+            elif isinstance(node, n.BinOp) and node.op == "@":
+                for operand in (node.left, node.right):
+                    self.array_use(operand, "an operand of @")
+            elif isinstance(node, n.UnaryOp) and node.op == "~":
+                self.integer_use(node.operand, "an operand of ~")
+            elif isinstance(node, n.AugAssign) and node.op in _BITWISE:
+                self.integer_use(node.target, f"a target of {node.op}=")
+                self.integer_use(node.value, f"an operand of {node.op}=")
+
+    def array_use(self, expr, reason: str) -> None:
+        if isinstance(expr, n.Name):
+            self.set_lower(expr.id, Fact(1, expr.loc, reason))
+
+    def integer_use(self, expr, reason: str) -> None:
+        if isinstance(expr, n.Name):
+            symbol = self.sym(expr.id)
+            symbol.integer = symbol.integer or reason
+        elif isinstance(expr, n.Index) and isinstance(expr.base, n.Name):
+            symbol = self.sym(expr.base.id)
+            symbol.integer_elements = symbol.integer_elements or f"its elements are used as {reason}"
+        elif isinstance(expr, n.BinOp) and expr.op in ("+", "-", "*", "//", "%"):
+            self.integer_use(expr.left, reason)
+            self.integer_use(expr.right, reason)
+        elif isinstance(expr, n.UnaryOp) and expr.op == "-":
+            self.integer_use(expr.operand, reason)
+
+    def assignment(self, target, value) -> None:
+        if isinstance(target, n.Name):
+            if isinstance(value, n.Name):
+                self.relate(value.id, target.id, 0, value.loc)
+            elif isinstance(value, n.Index) and isinstance(value.base, n.Name):
+                delta = _int_count(value) - _none_count(value)
+                self.relate(value.base.id, target.id, delta, value.loc)
+                self.sym(target.id).element_of = value.base.id
+        elif isinstance(target, n.TupleExpr) and isinstance(value, n.Attribute) and value.attr == "shape" \
+                and isinstance(value.value, n.Name):
+            name = value.value.id
+            count = len(target.elements)
+            self.set_exact(name, Fact(count, value.loc, f"unpacked as {count} dimensions "
+                                                       f"({format_expr(target)} = {name}.shape)"))
+
+    def relate(self, source: str, target: str, delta: int, loc: n.Loc) -> None:
+        """rank(source) = rank(target) + delta (``target = source[...]`` or ``target = source``)."""
+        self.sym(source).relations.append((target, delta, loc))
+        self.sym(target).relations.append((source, -delta, loc))
+
+    def index(self, node: n.Index) -> None:
+        for item in node.indices:
+            if isinstance(item, n.Slice):
+                for part in (item.lower, item.upper, item.step):
+                    self.integer_use(part, "a slice bound")
+            else:
+                self.integer_use(item, "an index")
+        base = node.base
+        if isinstance(base, n.Name):
+            count = len(node.indices) - _none_count(node)
+            self.set_lower(base.id, Fact(count, node.loc, f"indexed as {format_expr(node)}"))
+        elif isinstance(base, n.Attribute) and base.attr == "shape" and isinstance(base.value, n.Name) \
+                and len(node.indices) == 1 and isinstance(node.indices[0], n.Const) \
+                and isinstance(node.indices[0].value, int):
+            k = node.indices[0].value
+            rank = k + 1 if k >= 0 else -k
+            self.set_lower(base.value.id, Fact(rank, node.loc, f"{format_expr(node)} is read"))
+
+    def call(self, node: n.Call) -> None:
+        if node.kind == "builtin" and node.func == "len" and node.args and isinstance(node.args[0], n.Name):
+            self.set_lower(node.args[0].id, Fact(1, node.loc, f"{format_expr(node)} is read"))
+        elif node.kind == "numpy":
+            self.numpy_call(node)
+        elif node.kind == "kernel":
+            self.kernel_call(node)
+
+    def numpy_call(self, node: n.Call) -> None:
+        name = node.func[3:] if node.func.startswith("np.") else node.func[1:]
+        method = node.func.startswith(".")
+        if (method or name in _ARRAY_FIRST_NUMPY) and node.args and isinstance(node.args[0], n.Name):
+            array = node.args[0].id
+            axis = node.kwargs.get("axis")
+            if axis is None and not method and name not in ("reshape",) and len(node.args) > 1:
+                axis = node.args[1]
+            if isinstance(axis, n.Const) and isinstance(axis.value, int) and not isinstance(axis.value, bool):
+                k = axis.value
+                rank = k + 1 if k >= 0 else -k
+                self.set_lower(array, Fact(rank, node.loc, f"reduced along axis {k} in {format_expr(node)}"))
+            else:
+                self.set_lower(array, Fact(1, node.loc, f"passed to {node.func}"))
+        if name in _MATRIX_NUMPY or (method and name == "dot"):
+            for arg in node.args:
+                self.array_use(arg, f"passed to {node.func}")
+        if name in _SHAPE_FIRST_NUMPY and node.args:
+            shape = node.args[0]
+            parts = shape.elements if isinstance(shape, n.TupleExpr) else [shape]
+            for part in parts:
+                self.integer_use(part, f"a shape in {node.func}()")
+
+    def kernel_call(self, node: n.Call) -> None:
+        callee = self.module.functions.get(node.func)
+        if callee is None:
+            return
+        uses = self.callee_uses.get(node.func, {})
+        for param, arg in zip(callee.params, node.args):
+            declared = param.type
+            if isinstance(declared, ArrayType):
+                rank, why = declared.ndim, f"{declared.ndim}-D by its signature"
+            elif isinstance(declared, ScalarType):
+                if declared.is_int:
+                    self.integer_use(arg, f"passed to @{callee.name} as {param.name}, an integer")
+                continue
+            else:
+                use = uses.get(param.name)
+                if use is None:
+                    continue
+                if use.integer and not use.array:
+                    self.integer_use(arg, f"passed to @{callee.name} as {param.name}, used as an integer")
+                    continue
+                if not use.array or use.rank is None:
+                    continue
+                rank, why = use.rank, f"{use.rank}-D"
+            if isinstance(arg, n.Name):
+                self.set_exact(arg.id, Fact(rank, arg.loc, f"{arg.id} passed to @{callee.name} as "
+                                                          f"{param.name}, which is {why}"))
+            elif isinstance(arg, n.Index) and isinstance(arg.base, n.Name):
+                total = rank + _int_count(arg) - _none_count(arg)
+                self.set_exact(arg.base.id, Fact(total, arg.loc, f"{format_expr(arg)} passed to "
+                                                                 f"@{callee.name} as {param.name}, which is {why}"))
+
+    # -- solution
+    def solve(self) -> None:
+        for name, symbol in list(self.symbols.items()):
+            if symbol.integer and symbol.element_of:
+                source = self.sym(symbol.element_of)
+                source.integer_elements = source.integer_elements or \
+                    f"its elements (as {name}) are used as {symbol.integer}"
+        changed = True
+        while changed:
+            changed = False
+            for name, symbol in list(self.symbols.items()):
+                for other, delta, loc in symbol.relations:
+                    # rank(name) = rank(other) + delta
+                    target = self.sym(other)
+                    if symbol.array and not target.array:
+                        target.array = True
+                        changed = True
+                    if symbol.exact is not None:
+                        rank = symbol.exact.rank - delta
+                        changed |= self.set_exact(other, Fact(rank, symbol.exact.loc, symbol.exact.reason))
+                    if symbol.lower is not None and symbol.lower.rank - delta > 0:
+                        rank = symbol.lower.rank - delta
+                        changed |= self.set_lower(other, Fact(rank, symbol.lower.loc, symbol.lower.reason))
+
+    def param_uses(self) -> dict:
+        uses = {}
+        for param in self.function.params:
+            symbol = self.symbols.get(param.name, _Symbol())
+            use = ParamUse(symbol.array, symbol.exact, symbol.lower, symbol.integer, symbol.integer_elements)
+            if use.array and use.exact is None and use.lower is not None:
+                # A generic callee that indexes its parameter k times takes a k-D view.
+                use.exact = use.lower
+            uses[param.name] = use
+        return uses
+
+
+def _int_count(node: n.Index) -> int:
+    return sum(1 for i in node.indices if not isinstance(i, n.Slice)
+               and not (isinstance(i, n.Const) and i.value is None))
+
+
+def _none_count(node: n.Index) -> int:
+    return sum(1 for i in node.indices if isinstance(i, n.Const) and i.value is None)
+
+
+def param_uses(module) -> dict:
+    """``{function: {param: ParamUse}}`` for every function, callees analysed first."""
+    result = {}
+    for name in module.bottom_up():
+        function = module.functions[name]
+        uses = _FunctionUses(function, result, module, module.source)
+        uses.collect()
+        uses.solve()
+        result[name] = uses.param_uses()
+    return result
+
+
+# --------------------------------------------------------------------------- the pass
+
+
+@register
+class InferViewDims(Pass):
+    """Check array ranks across call edges; spell subview indices with trailing full slices."""
+
+    name = "infer-view-dims"
+
+    def apply(self, ctx, module) -> None:
+        for callee in module.functions:
+            self.check_sites(module, callee)
+        for function in module.functions.values():
+            for node in n.walk(function):
+                if isinstance(node, n.Index):
+                    _spell_subview(node)
+
+    def check_sites(self, module, callee: str) -> None:
+        function = module.functions[callee]
+        first_site = {}
+        for caller in module.callers(callee):
+            for site in module.sites(caller, callee):
+                for param, arg in zip(function.params, site.call.args):
+                    ptype, atype = param.type, arg.type
+                    if not isinstance(ptype, ArrayType) and not isinstance(atype, ArrayType):
+                        continue
+                    rank = atype.ndim if isinstance(atype, ArrayType) else 0
+                    if param.name in first_site:
+                        other_loc, other_rank = first_site[param.name]
+                        if other_rank != rank:
+                            raise KpcError.at(
+                                site.loc, f"conflicting views for parameter '{param.name}' of '{callee}': "
+                                          f"{_rank_words(rank)} here, {_rank_words(other_rank)} at {other_loc}",
+                                "rank conflict", "pass arrays of one rank to each parameter",
+                                module.source, notes=[Note(f"{_rank_words(other_rank)} passed here", other_loc)])
+                    else:
+                        first_site[param.name] = (site.loc, rank)
+                    want = ptype.ndim if isinstance(ptype, ArrayType) else 0
+                    same_dtype = not (isinstance(ptype, ArrayType) and isinstance(atype, ArrayType)) \
+                        or ptype.dtype == atype.dtype
+                    if want != rank or not same_dtype:
+                        raise KpcError.at(
+                            site.loc, f"argument {format_expr(arg)} of type {atype} does not match parameter "
+                                      f"'{param.name}: {ptype}' of '{callee}'", "rank conflict",
+                            "pass an array of the parameter's rank and dtype", module.source,
+                            notes=[Note(f"'{callee}' declared here", function.loc)])
+
+
+def _rank_words(rank: int) -> str:
+    return "a scalar" if rank == 0 else f"a {rank}-D array"
+
+
+def _spell_subview(node: n.Index) -> None:
+    base, result = node.base.type, node.type
+    if not (isinstance(base, ArrayType) and isinstance(result, ArrayType)):
+        return
+    if any(isinstance(i.type, ArrayType) for i in node.indices):
+        return
+    used = sum(1 for i in node.indices if i.type != NONE)
+    for _ in range(base.ndim - used):
+        node.indices.append(n.Slice(type=SLICE, loc=node.loc))
