@@ -1,0 +1,468 @@
+"""Annotated IR module -> one PyKokkos Python module, plus a per-kernel build report.
+
+The emitter decides, the templates (``templates/*.py.j2``) only lay out. For each
+entry kernel, in source order, it builds a caller (host.py) whose parallel loops
+become workunits (regions.py); device functions become ``@pk.function`` helpers on
+demand (device.py). A kernel with any construct that cannot be written as correct
+PyKokkos is kept as the original Numba function, re-exported from the source
+module, and the report says which construct and line stopped it.
+
+Workunit names end in a short hash of their own text and of every ``@pk.function``
+of the module (all of which upstream compiles into each workunit): upstream caches
+builds by file path and workunit name only (PYKOKKOS_CONTRACT.md §13), so changed
+code must get a new name.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import re
+from dataclasses import dataclass, field
+
+import jinja2
+
+from kpc import __version__
+from kpc.ir import nodes as n
+from kpc.ir.types import ArrayType, NoneType, ScalarType
+
+from . import spelling
+from .bounds import Bounds
+from .device import DeviceCode, DeviceSignature, NameAllocator, all_names
+from .effects import names_bound, written_params
+from .helpers import AS_VIEW, DEVICE_HELPERS, HOST_HELPERS, WRITE_BACK
+from .host import HostCode
+from .model import CallerModel, FunctionModel, KeptModel, ModuleModel
+from .regions import RegionLowering
+from .unsupported import Unsupported, loc_of
+
+HOST_SPACES = ("OpenMP", "Serial", "Threads")
+
+
+@dataclass
+class KernelReport:
+    """What happened to one jitted function: ``translated`` or kept as ``numba`` (with why)."""
+
+    name: str
+    status: str
+    role: str = "entry"
+    line: int | None = None
+    construct: str | None = None
+    reason: str | None = None
+    workunits: list = field(default_factory=list)
+
+    def __str__(self) -> str:
+        if self.status == "translated":
+            what = "@pk.function" if self.role == "device" else f"workunits: {', '.join(self.workunits) or 'none'}"
+            return f"{self.name}: translated ({what})"
+        where = f" at line {self.line}" if self.line else ""
+        why = f" ({self.reason})" if self.reason else ""
+        return f"{self.name}: kept as Numba{where}: {self.construct}{why}"
+
+
+@dataclass
+class EmitResult:
+    source: str
+    kernels: list
+
+
+class _DeviceFunctions:
+    """``@pk.function`` versions of the module's functions, lowered on first use and cached."""
+
+    def __init__(self, ctx: "_Context"):
+        self.ctx = ctx
+        self.done: dict = {}
+        self.models: dict = {}
+        self.uses: dict = {}
+        self.helpers: dict = {}
+        self.active: set = set()
+
+    def get(self, name: str):
+        if name not in self.ctx.module.functions:
+            return None
+        if name in self.active:
+            raise Unsupported(f"recursive call to '{name}'", loc_of(self.ctx.module.functions[name]))
+        if name not in self.done:
+            self.active.add(name)
+            try:
+                self.done[name] = self._lower(self.ctx.module.functions[name])
+            except Unsupported as exc:
+                self.done[name] = exc
+            finally:
+                self.active.discard(name)
+        result = self.done[name]
+        if isinstance(result, Unsupported):
+            raise Unsupported(f"device function '{name}': {result.construct}", result.loc, result.reason)
+        return result
+
+    def _lower(self, fn: n.Function) -> DeviceSignature:
+        ctx = self.ctx
+        alloc = NameAllocator(all_names(fn) | ctx.module_names)
+        code = DeviceCode(fn, "function", self, alloc, ctx.bounds(fn))
+        for name in all_names(fn):
+            if name in spelling.CPP_KEYWORDS or name in ctx.module_names or name in ("pk", "math"):
+                code.names[name] = alloc.claim(name + "_")
+        written = names_bound(fn.body)
+        params = []
+        for p in fn.params:
+            pk_name = code.name(p.name)
+            if isinstance(p.type, ArrayType):
+                annotation = spelling.view_annotation(p.type)
+                if ctx.entry_views.get(pk_name, {annotation}) != {annotation}:
+                    # Upstream gives a function's view parameter the type of a workunit view of the
+                    # same name (contract §6): a different rank or dtype would not compile.
+                    pk_name = alloc.claim(pk_name + "_view")
+                code.add_view_param(p.name, p.type, pk_name)
+                params.append(f"{pk_name}: {annotation}")
+            elif isinstance(p.type, ScalarType):
+                annotation = spelling.scalar_annotation(p.type)
+                if p.name in written:
+                    # Scalar parameters are const upstream: copy into a local first.
+                    incoming = alloc.claim(pk_name + "_in")
+                    params.append(f"{incoming}: {annotation}")
+                    code.hoisted[pk_name] = (annotation, incoming)
+                    code.declared.add(pk_name)
+                else:
+                    code.scalars[p.name] = p.type
+                    params.append(f"{pk_name}: {annotation}")
+            else:
+                raise Unsupported(f"parameter '{p.name}' of type {p.type}", loc_of(p))
+        if isinstance(fn.return_type, NoneType):
+            returns = "None"
+        elif isinstance(fn.return_type, ScalarType):
+            returns = spelling.scalar_annotation(fn.return_type)
+        else:
+            raise Unsupported(f"'{fn.name}' returns {fn.return_type}", loc_of(fn),
+                              "a @pk.function returns a scalar or None")
+        code.body(fn.body)
+        params += [f"{pk_name}: pk.int64" for _, _, pk_name in code.extent_params]
+        body = [(0, line) for line in code.hoisted_declarations()] + code.lines
+        if not code.lines:
+            body.append((0, "pass"))
+        pk_name = fn.name if fn.role == "device" else ctx.claim_module_name(f"{fn.name}_device")
+        comment = [f"{ctx.basename}:{fn.loc.line}: def {fn.name}"]
+        if code.extent_params:
+            comment.append("array sizes are parameters: upstream rejects v.extent() inside @pk.function")
+        self.models[fn.name] = FunctionModel(pk_name, params, returns, body, comment)
+        self.uses[fn.name] = set(code.signatures_used)
+        self.helpers[fn.name] = set(code.helpers)
+        return DeviceSignature(pk_name, fn, [(v, d) for v, d, _ in code.extent_params])
+
+    def closure(self, names: set) -> set:
+        result, stack = set(), list(names)
+        while stack:
+            name = stack.pop()
+            if name not in result:
+                result.add(name)
+                stack.extend(self.uses.get(name, ()))
+        return result
+
+
+class _Context:
+    """Shared state of one emission: the module, names taken at module level, per-function facts."""
+
+    def __init__(self, module, space: str | None):
+        self.module = module
+        self.space = f"pk.{space}" if space else None
+        self.basename = os.path.basename(module.path)
+        self.source_lines = module.source.splitlines()
+        self.module_names = set(module.functions) | set(DEVICE_HELPERS) | set(HOST_HELPERS) | {"_numba"}
+        self.device = _DeviceFunctions(self)
+        self._bounds: dict = {}
+        self.helpers_used: set = set()
+        self.entry_views: dict = {}
+        for fn in module.functions.values():
+            if fn.role in ("entry", "both"):
+                typed = [(p.name, p.type) for p in fn.params] + list(fn.locals.items())
+                for name, ty in typed:
+                    if isinstance(ty, ArrayType):
+                        try:
+                            self.entry_views.setdefault(name, set()).add(spelling.view_annotation(ty))
+                        except spelling.NotSpellable:
+                            pass
+
+    def bounds(self, fn: n.Function) -> Bounds:
+        if fn.name not in self._bounds:
+            self._bounds[fn.name] = Bounds(fn)
+        return self._bounds[fn.name]
+
+    def signatures_for(self, fn: n.Function):
+        return self.device
+
+    def claim_module_name(self, name: str) -> str:
+        candidate, k = name, 1
+        while candidate in self.module_names:
+            k += 1
+            candidate = f"{name}_{k}"
+        self.module_names.add(candidate)
+        return candidate
+
+    def use_helpers(self, names) -> None:
+        self.helpers_used |= set(names)
+
+    def source_comment(self, node) -> str:
+        line = loc_of(node).line
+        text = self.source_lines[line - 1].strip() if 0 < line <= len(self.source_lines) else ""
+        return f"{self.basename}:{line}: {text}"
+
+
+def _kept_reason(exc: Unsupported) -> str:
+    return f"{exc.construct} ({exc.reason})" if exc.reason else exc.construct
+
+
+class PyKokkosEmitter:
+    """Emits one module. ``space``: ``None`` (PyKokkos's default space) or a host space name."""
+
+    def __init__(self, module, output_path: str, space: str | None = None):
+        if space is not None and space not in HOST_SPACES:
+            raise ValueError(f"space {space!r}: kpc's PyKokkos callers pass NumPy arrays, which upstream "
+                             f"does not move to a device; choose one of {', '.join(HOST_SPACES)} or None")
+        self.module = module
+        self.output_path = output_path
+        self.space = space
+        self.ctx = _Context(module, space)
+        self.written = written_params(module.functions)
+
+    def emit(self) -> EmitResult:
+        module, ctx = self.module, self.ctx
+        callables = {name: (name if fn.role in ("entry", "both") else None) for name, fn in module.functions.items()}
+        reports, callers, workunits, kept, used_functions = [], {}, [], [], set()
+        for name, fn in module.functions.items():
+            if fn.role == "device":
+                continue
+            try:
+                caller, regions = self._caller(fn, callables)
+            except Unsupported as exc:
+                kept.append(KeptModel(name, _kept_reason(exc)))
+                reports.append(KernelReport(name, "numba", fn.role, exc.loc.line or None, exc.construct, exc.reason))
+                continue
+            callers[name] = (caller, regions)
+            used_functions |= set().union(*(r.functions for r in regions)) if regions else set()
+            for region in regions:
+                workunits.append(region.workunit)
+            reports.append(KernelReport(name, "translated", fn.role, fn.loc.line or None))
+        for name, reason in module.rejected.items():
+            diagnostic = reason.diagnostic
+            message = getattr(diagnostic, "message", str(diagnostic))
+            kept.append(KeptModel(name, message))
+            reports.append(KernelReport(name, "numba", "entry", reason.loc.line or None, message))
+        functions = self._functions(used_functions)
+        self._device_reports(reports, kept, used_functions)
+        names = self._hash_names(workunits, functions)
+        caller_models = []
+        for name, (caller, regions) in callers.items():
+            caller.body = [(d, _substitute(t, names)) for d, t in caller.body]
+            caller_models.append(caller)
+            for report in reports:
+                if report.name == name:
+                    report.workunits = [names[r.placeholder] for r in regions]
+        for workunit in workunits:
+            workunit.name = names[f"@@{workunit.name}@@"]
+        order = list(module.functions) + list(module.rejected)
+        kept.sort(key=lambda k: order.index(k.name))
+        reports.sort(key=lambda r: order.index(r.name))
+        model = self._model(functions, workunits, caller_models, kept, reports)
+        return EmitResult(_render(model), reports)
+
+    # ------------------------------------------------------------------ pieces
+    def _caller(self, fn: n.Function, callables: dict):
+        host = HostCode(fn, callables, all_names(fn) | self.ctx.module_names)
+        regions = RegionLowering(self.ctx, fn, host)
+        host.regions = regions
+        written = self.written.get(fn.name, set())
+        preamble, write_back = [], []
+        for p in fn.params:
+            if p.default is not None:
+                raise Unsupported(f"default value of parameter '{p.name}'", loc_of(p))
+            if isinstance(p.type, ArrayType):
+                dtype = f"np.{p.type.dtype.name if not p.type.dtype.is_bool else 'bool_'}"
+                spelling.view_annotation(p.type)
+                call = f'{AS_VIEW}("{p.name}", {p.name}, {dtype}, {p.type.ndim})'
+                if p.name in written:
+                    converted = host.fresh(f"{p.name}_c")
+                    host.names[p.name] = converted
+                    preamble.append(f"{converted} = {call}")
+                    write_back.append(f"{WRITE_BACK}({p.name}, {converted})")
+                else:
+                    preamble.append(f"{p.name} = {call}")
+            elif isinstance(p.type, ScalarType):
+                preamble.append(f"{p.name} = {_scalar_conversion(p.name, p.type)}")
+            else:
+                raise Unsupported(f"parameter '{p.name}' of type {p.type}", loc_of(p))
+        if write_back:
+            host.depth = 1
+        host.body(fn.body)
+        body = [(0, line) for line in preamble]
+        if write_back:
+            body += [(0, "try:")] + host.lines + [(0, "finally:")] + [(1, line) for line in write_back]
+        else:
+            body += host.lines
+        if not body:
+            body = [(0, "pass")]
+        if host.uses_math:
+            self.ctx.use_helpers({"math"})
+        caller = CallerModel(fn.name, ", ".join(p.name for p in fn.params), fn.docstring, body)
+        self.ctx.use_helpers({AS_VIEW} if preamble and any(AS_VIEW in t for t in preamble) else set())
+        self.ctx.use_helpers({WRITE_BACK} if write_back else set())
+        return caller, regions.regions
+
+    def _functions(self, used: set) -> list:
+        names = self.ctx.device.closure(used)
+        order, seen = [], set()
+        source_order = list(self.module.functions)
+
+        def visit(name):  # source order, callees before their callers
+            if name in seen or name not in names:
+                return
+            seen.add(name)
+            for callee in sorted(self.ctx.device.uses.get(name, ()), key=source_order.index):
+                visit(callee)
+            order.append(name)
+
+        for name in source_order:
+            visit(name)
+        helpers = set()
+        for name in names:
+            helpers |= self.ctx.device.helpers.get(name, set())
+        self.ctx.use_helpers(helpers)
+        models = [DEVICE_HELPERS[h] for h in DEVICE_HELPERS if h in self.ctx.helpers_used]
+        return models + [self.ctx.device.models[name] for name in order]
+
+    def _device_reports(self, reports: list, kept: list, used: set) -> None:
+        emitted = self.ctx.device.closure(used)
+        for name, fn in self.module.functions.items():
+            if fn.role != "device":
+                continue
+            if name in emitted:
+                reports.append(KernelReport(name, "translated", "device", fn.loc.line or None))
+                continue
+            result = self.ctx.device.done.get(name)
+            if isinstance(result, Unsupported):
+                construct, reason, line = result.construct, result.reason, result.loc.line or None
+            else:
+                construct, reason, line = "device function not called by any translated kernel", None, None
+            kept.append(KeptModel(name, f"{construct} ({reason})" if reason else construct))
+            reports.append(KernelReport(name, "numba", "device", line, construct, reason))
+
+    def _hash_names(self, workunits: list, functions: list) -> dict:
+        env = _environment()
+        functions_text = "\n".join(env.get_template("blocks.py.j2").module.function(f) for f in functions)
+        names = {}
+        for workunit in workunits:
+            text = env.get_template("blocks.py.j2").module.workunit(workunit)
+            digest = hashlib.sha256((text + "\n" + functions_text).encode()).hexdigest()[:8]
+            names[f"@@{workunit.name}@@"] = self.ctx.claim_module_name(f"{workunit.name}_{digest}")
+        return names
+
+    def _model(self, functions, workunits, callers, kept, reports) -> ModuleModel:
+        header = _header(self.module, self.space, reports)
+        imports = []
+        uses_numpy = bool(callers)
+        uses_math = "math" in self.ctx.helpers_used or any(
+            "math." in text for unit in functions + workunits for _, text in unit.body)
+        if uses_math:
+            imports.append("import math")
+        if kept:
+            imports += ["import importlib.util", "import os"]
+        if imports:
+            imports.append("")
+        if uses_numpy:
+            imports.append("import numpy as np")
+        if functions or workunits:
+            imports.append("import pykokkos as pk")
+        helpers = [HOST_HELPERS[h] for h in HOST_HELPERS if h in self.ctx.helpers_used]
+        numba_source = None
+        if kept:
+            out_dir = os.path.dirname(os.path.abspath(self.output_path))
+            numba_source = os.path.relpath(os.path.abspath(self.module.path), out_dir)
+        return ModuleModel(header, imports, helpers, numba_source, functions, workunits, callers, kept)
+
+
+def _scalar_conversion(name: str, ty: ScalarType) -> str:
+    """Scalars as the built signature types them (Numba converts at the call boundary too)."""
+    if ty.is_bool:
+        return f"bool({name})"
+    if ty.is_int:
+        return f"operator.index({name})" if ty.bits == 64 and ty.is_signed else f"np.{ty.name}({name})"
+    if ty.name == "float64":
+        return f"float({name})"
+    return f"np.{ty.name}({name})"
+
+
+def _substitute(text: str, names: dict) -> str:
+    return re.sub(r"@@[A-Za-z0-9_]+@@", lambda m: names[m.group(0)], text)
+
+
+def _header(module, space, reports) -> list:
+    translated = [r.name for r in reports if r.status == "translated" and r.role != "device"]
+    kept = [r for r in reports if r.status == "numba"]
+    lines = [
+        f"PyKokkos translation of {os.path.basename(module.path)}, generated by kpc {__version__}.",
+        "",
+        "Regenerate instead of editing. Each Numba kernel keeps its name, signature and docstring;",
+        "its parallel loops run as the @pk.workunit functions below, in the "
+        + (f"pk.{space} execution space." if space else "default PyKokkos execution space."),
+        "",
+        "Compilation cache: upstream PyKokkos caches each compiled workunit under ./pk_cpp by file path",
+        "and workunit name only, never by source. Every workunit name here ends in a hash of its own",
+        "source and of every @pk.function in this file (upstream compiles all of them into each",
+        "workunit), so regenerated code with a changed body gets a new name and a fresh build.",
+    ]
+    if translated:
+        lines += ["", "Translated: " + ", ".join(translated) + "."]
+    if kept:
+        lines += ["", "Kept as Numba (re-exported from the source module):"]
+        for r in kept:
+            where = f" (line {r.line})" if r.line else ""
+            lines.append(f"    {r.name}{where}: {r.construct}" + (f"; {r.reason}" if r.reason else ""))
+    return lines
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(os.path.join(os.path.dirname(__file__), "templates")),
+        keep_trailing_newline=True,
+        autoescape=False,
+        undefined=jinja2.StrictUndefined,
+    )
+    env.filters["pyrepr"] = repr
+    env.filters["docstring"] = _docstring
+    return env
+
+
+def _docstring(text: str) -> str:
+    body = text.replace('"""', '\\"\\"\\"')
+    lines = body.strip("\n").splitlines() or [""]
+    if len(lines) == 1:
+        return f'"""{lines[0].strip()}"""'
+    first, rest = lines[0].strip(), lines[1:]
+    import textwrap
+
+    rest = textwrap.dedent("\n".join(rest)).splitlines()
+    inner = "\n".join(("    " + line) if line.strip() else "" for line in rest)
+    return f'"""{first}\n{inner}\n    """'
+
+
+def _render(model: ModuleModel) -> str:
+    env = _environment()
+    text = env.get_template("module.py.j2").render(
+        header=model.header, imports=model.imports, helpers=model.helpers,
+        numba_source=model.numba_source,
+        numba_stem=None,
+        functions=model.functions, workunits=model.workunits, callers=model.callers, kept=model.kept,
+    )
+    text = re.sub(r"[ \t]+\n", "\n", text)
+    text = re.sub(r"\n{4,}", "\n\n\n", text).rstrip("\n") + "\n"
+    ast.parse(text)
+    return text
+
+
+def emit_module(module, output_path: str, space: str | None = None) -> EmitResult:
+    """The PyKokkos module for ``module`` (an IR module after the ``pykokkos`` pipeline).
+
+    ``output_path``: where the text will be written (relative paths inside it are resolved
+    from there); ``space``: ``None`` for PyKokkos's default execution space, or ``OpenMP``,
+    ``Serial``, ``Threads``.
+    """
+    return PyKokkosEmitter(module, output_path, space).emit()

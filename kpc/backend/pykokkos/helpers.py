@@ -1,0 +1,88 @@
+"""Fixed code the emitter adds to a module only when it is used.
+
+- ``@pk.function`` helpers with Python's floor semantics for ``//`` and ``%``:
+  upstream emits C's truncating ``/`` and ``%`` and casts ``//`` to a 32-bit ``int``
+  (PYKOKKOS_CONTRACT.md §12). The integer quotient goes through a ``double``
+  division of an exact multiple, which is exact below 2**53 (a 32-bit cast is not
+  an option for int64 values).
+- host helpers of the callers: argument checks/conversion and the write-back.
+"""
+
+from __future__ import annotations
+
+from .device import FLOORDIV_FLOAT, FLOORDIV_INT, MOD_FLOAT, MOD_INT
+from .model import FunctionModel
+
+_INT_REMAINDER = [
+    (0, "r: pk.int64 = a % b"),
+    (0, "if r != 0 and (r < 0) != (b < 0):"),
+    (1, "r += b"),
+]
+
+DEVICE_HELPERS = {
+    MOD_INT: FunctionModel(
+        MOD_INT, ["a: pk.int64", "b: pk.int64"], "pk.int64",
+        _INT_REMAINDER + [(0, "return r")],
+        ["Python's a % b for integers: the remainder takes the sign of b (C's takes the sign of a)"],
+    ),
+    FLOORDIV_INT: FunctionModel(
+        FLOORDIV_INT, ["a: pk.int64", "b: pk.int64"], "pk.int64",
+        _INT_REMAINDER + [(0, "q: pk.int64 = (a - r) / b"), (0, "return q")],
+        ["Python's a // b for integers: rounds toward -inf (C truncates; upstream also casts // to int32);",
+         "a - r is an exact multiple of b, so the double division is exact below 2**53"],
+    ),
+    MOD_FLOAT: FunctionModel(
+        MOD_FLOAT, ["a: pk.double", "b: pk.double"], "pk.double",
+        [
+            (0, "r: pk.double = math.fmod(a, b)"),
+            (0, "if r != 0.0:"),
+            (1, "if (r < 0.0) != (b < 0.0):"),
+            (2, "r += b"),
+            (0, "else:"),
+            (1, "r = math.copysign(0.0, b)"),
+            (0, "return r"),
+        ],
+        ["Python's a % b for floats (CPython float_rem, which Numba follows); C's % does not compile for doubles"],
+    ),
+    FLOORDIV_FLOAT: FunctionModel(
+        FLOORDIV_FLOAT, ["a: pk.double", "b: pk.double"], "pk.double",
+        [
+            (0, "r: pk.double = math.fmod(a, b)"),
+            (0, "q: pk.double = (a - r) / b"),
+            (0, "result: pk.double = 0.0"),
+            (0, "if r != 0.0 and (r < 0.0) != (b < 0.0):"),
+            (1, "q -= 1.0"),
+            (0, "if q != 0.0:"),
+            (1, "result = math.floor(q)"),
+            (1, "if q - result > 0.5:"),
+            (2, "result += 1.0"),
+            (0, "else:"),
+            (1, "result = math.copysign(0.0, a / b)"),
+            (0, "return result"),
+        ],
+        ["Python's a // b for floats (CPython float_floor_div, which Numba follows): 1.0 // 0.1 == 9.0"],
+    ),
+}
+
+AS_VIEW = "_as_view"
+WRITE_BACK = "_write_back"
+
+HOST_HELPERS = {
+    AS_VIEW: f'''def {AS_VIEW}(name, array, dtype, ndim):
+    """``array`` as upstream PyKokkos can take it: C-contiguous, of the dtype this module was built for.
+
+    Upstream ignores strides (a non-contiguous array is silently mis-indexed) and
+    copies bool arrays, so such arguments travel as C-contiguous copies.
+    """
+    if not isinstance(array, np.ndarray) or array.dtype != dtype or array.ndim != ndim:
+        got = f"{{array.ndim}}-d {{array.dtype}} array" if isinstance(array, np.ndarray) else type(array).__name__
+        raise TypeError(
+            f"{{name}}: this module was built for a {{ndim}}-d {{np.dtype(dtype).name}} array, got a {{got}}; "
+            "rebuild it with kpc for other types"
+        )
+    return np.ascontiguousarray(array)''',
+    WRITE_BACK: f'''def {WRITE_BACK}(original, used):
+    """Copy what the kernel wrote into a converted argument back into the caller's array."""
+    if used is not original:
+        original[...] = used''',
+}

@@ -1,0 +1,60 @@
+"""What the PyKokkos templates print: decided by the emitter, laid out by ``*.py.j2``.
+
+Bodies are lists of ``(depth, text)`` lines relative to the enclosing ``def``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class FunctionModel:
+    """A ``@pk.function`` helper: every parameter and the return annotated."""
+
+    name: str
+    params: list  # "name: annotation"
+    returns: str
+    body: list
+    comment: list = field(default_factory=list)
+
+
+@dataclass
+class WorkunitModel:
+    """A module-level ``@pk.workunit``: work index, accumulator/final flag, then keyword parameters."""
+
+    name: str
+    params: list
+    body: list
+    comment: list = field(default_factory=list)
+    kernel: str = ""
+
+
+@dataclass
+class CallerModel:
+    """The drop-in Python function: original name, signature and docstring."""
+
+    name: str
+    signature: str
+    docstring: str | None
+    body: list
+
+
+@dataclass
+class KeptModel:
+    """A kernel re-exported from the Numba source, with why it was not translated."""
+
+    name: str
+    reason: str
+
+
+@dataclass
+class ModuleModel:
+    header: list
+    imports: list
+    helpers: list = field(default_factory=list)  # plain Python host helpers (text blocks)
+    numba_source: str | None = None  # path of the Numba module, relative to the output file
+    functions: list = field(default_factory=list)
+    workunits: list = field(default_factory=list)
+    callers: list = field(default_factory=list)
+    kept: list = field(default_factory=list)
