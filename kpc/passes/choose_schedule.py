@@ -1,0 +1,66 @@
+"""Give regions with unbalanced iterations (triangular loops, while loops) a dynamic schedule."""
+
+from __future__ import annotations
+
+from kpc.ir import nodes as n
+
+from .dependence import assigned_names, expr_names, statements
+from .manager import Pass, register
+from .recognize_reductions import region_nest
+
+
+def imbalance(loop: n.For) -> str | None:
+    """Why the iterations of a region do unequal work, or None when they look balanced."""
+    nest = region_nest(loop)
+    varying = {inner.var.id for inner in nest} | assigned_names(nest[-1].body)
+    for stmt in statements(nest[-1].body):
+        if isinstance(stmt, n.For):
+            names = expr_names(stmt.start) | expr_names(stmt.stop) | expr_names(stmt.step)
+            depends = sorted(names & varying)
+            if depends:
+                return f"inner trip count depends on {', '.join(depends)}"
+        if isinstance(stmt, n.While):
+            return "inner while loop (data-dependent trip count)"
+    return None
+
+
+@register
+class ChooseSchedule(Pass):
+    """Set ``schedule = dynamic`` on regions whose inner trip count varies per iteration.
+
+    ``for j in range(i + 1, n)`` inside a region over ``i`` does ``n - i``
+    iterations: static chunks give the first thread most of the work
+    (PERFORMANCE_NOTES.md: the Lennard-Jones kernel needs
+    ``Schedule<Dynamic>`` to beat Numba). Inner ``while`` loops count too.
+
+    Before::
+
+        func @pairs(x: f64[:]) -> f64   role=entry parallel
+          s: f64 = 0.0
+          parallel_reduce(sum:s) Range i: i64 in prange(0, len(x)):
+            for j: i64 in range(i + 1, len(x)):
+              s += x[i] * x[j]
+          return s
+
+    After::
+
+        func @pairs(x: f64[:]) -> f64   role=entry parallel
+          s: f64 = 0.0
+          parallel_reduce(sum:s) Range schedule=dynamic i: i64 in prange(0, len(x)):
+            for j: i64 in range(i + 1, len(x)):
+              s += x[i] * x[j]
+          return s
+    """
+
+    name = "choose-schedule"
+    transforms = False
+
+    def apply(self, ctx, module) -> None:
+        for function in module.functions.values():
+            for loop in n.walk(function):
+                if isinstance(loop, n.For) and loop.parallel is not None:
+                    why = imbalance(loop)
+                    loop.parallel.schedule = "dynamic" if why else "static"
+                    note = f"dynamic schedule: {why}"
+                    if why and note not in loop.parallel.reason:
+                        loop.parallel.reason += f"; {note}"

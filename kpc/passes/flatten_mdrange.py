@@ -1,0 +1,144 @@
+"""Rewrite MDRange regions as a 1-D Range over the product of extents (PyKokkos target)."""
+
+from __future__ import annotations
+
+from kpc.ir import nodes as n
+from kpc.ir.types import INT64
+
+from .manager import Pass, register
+from .recognize_reductions import region_nest
+
+
+def _zero(expr) -> bool:
+    return isinstance(expr, n.Const) and expr.value == 0
+
+
+def _nonnegative(expr) -> bool:
+    if isinstance(expr, n.Const):
+        return expr.value >= 0
+    if isinstance(expr, n.Index) and isinstance(expr.base, n.Attribute) and expr.base.attr == "shape":
+        return True
+    return isinstance(expr, n.Call) and expr.kind == "builtin" and expr.func == "len"
+
+
+def _extent(loop: n.For):
+    """The trip count of a unit-step loop: ``max(stop - start, 0)`` (``stop`` when provably enough).
+
+    Clamping matters: two empty dimensions with negative extents would multiply
+    into a positive iteration count.
+    """
+    if _zero(loop.start) and _nonnegative(loop.stop):
+        return loop.stop
+    extent = loop.stop if _zero(loop.start) else n.BinOp("-", loop.stop, loop.start, INT64, loop.loc)
+    return n.Call("max", [extent, n.Const(0, INT64, loop.loc)], "builtin", type=INT64, loc=loop.loc)
+
+
+class _Names:
+    def __init__(self, function: n.Function):
+        self.taken = set(function.locals) | {p.name for p in function.params}
+        self.taken |= {node.id for node in n.walk(function) if isinstance(node, n.Name)}
+
+    def fresh(self, hint: str) -> str:
+        name, k = hint, 1
+        while name in self.taken:
+            k += 1
+            name = f"{hint}{k}"
+        self.taken.add(name)
+        return name
+
+
+def _name(name: str, loc) -> n.Name:
+    return n.Name(name, INT64, loc)
+
+
+@register
+class FlattenMDRange(Pass):
+    """Turn each MDRange region into a Range over ``t`` with the indices recomputed from it.
+
+    Upstream PyKokkos cannot run an MDRangePolicy with standalone workunits
+    (PYKOKKOS_CONTRACT.md §4), so ``for i in range(i0, i1): for j in range(j0, j1)``
+    becomes ``for t in range(0, ni * nj)`` with ``i = t // nj + i0`` and
+    ``j = t % nj + j0`` (3-D: ``i = t // (nj * nk) + i0; j = t // nk % nj + j0;
+    k = t % nk + k0``). Extents are clamped at 0 unless provably non-negative
+    (``a.shape[0]``, ``len(a)``, constants); extents other than constants and
+    plain ``a.shape[k]``/``len(a)`` are computed once into host locals (``n_j``)
+    before the region; ``i``, ``j`` become privates of the region, the extent
+    names captures.
+
+    Before::
+
+        func @add(a: f64[:, :], b: f64[:, :]) -> none   role=entry
+          parallel_for MDRange2D i: i64 in range(0, a.shape[0]):
+            for j: i64 in range(1, a.shape[1]):
+              b[i, j] = a[i, j] + a[i, j - 1]
+
+    After::
+
+        func @add(a: f64[:, :], b: f64[:, :]) -> none   role=entry
+          n_j: i64 = max(a.shape[1] - 1, 0)
+          parallel_for Range t: i64 in range(0, a.shape[0] * n_j):
+            i: i64 = t // n_j
+            j: i64 = t % n_j + 1
+            b[i, j] = a[i, j] + a[i, j - 1]
+    """
+
+    name = "flatten-mdrange"
+
+    def apply(self, ctx, module) -> None:
+        for function in module.functions.values():
+            names = _Names(function)
+            function.body = self.block(function.body, function, names)
+
+    def block(self, body: list, function, names: _Names) -> list:
+        out = []
+        for stmt in body:
+            if isinstance(stmt, n.For) and stmt.parallel is not None and stmt.parallel.depth > 1:
+                out += self.flatten(stmt, function, names)
+                continue
+            if isinstance(stmt, (n.For, n.While)):
+                stmt.body = self.block(stmt.body, function, names)
+            elif isinstance(stmt, n.If):
+                stmt.body = self.block(stmt.body, function, names)
+                stmt.orelse = self.block(stmt.orelse, function, names)
+            out.append(stmt)
+        return out
+
+    def flatten(self, loop: n.For, function: n.Function, names: _Names) -> list:
+        nest = region_nest(loop)
+        loc = loop.loc
+        host, extents = [], []
+        for inner in nest:
+            extent = _extent(inner)
+            if not isinstance(extent, n.Const) and not _nonnegative(extent):
+                local = names.fresh(f"n_{inner.var.id}")
+                function.locals[local] = INT64
+                host.append(n.Assign(_name(local, loc), extent, loc))
+                extent = _name(local, loc)
+            extents.append(extent)
+        flat = names.fresh("t")
+        function.locals[flat] = INT64
+        total = extents[0]
+        for extent in extents[1:]:
+            total = n.BinOp("*", total, extent, INT64, loc)
+        indices = []
+        for k, inner in enumerate(nest):
+            value = _name(flat, loc)
+            if k + 1 < len(nest):
+                stride = extents[k + 1]
+                for extent in extents[k + 2:]:
+                    stride = n.BinOp("*", stride, extent, INT64, loc)
+                value = n.BinOp("//", value, stride, INT64, loc)
+            if k > 0:
+                value = n.BinOp("%", value, extents[k], INT64, loc)
+            if not _zero(inner.start):
+                value = n.BinOp("+", value, inner.start, INT64, loc)
+            indices.append(n.Assign(_name(inner.var.id, inner.var.loc), value, inner.loc))
+        info = loop.parallel
+        info.policy, info.depth = "Range", 1
+        info.privates = sorted(set(info.privates) | {inner.var.id for inner in nest})
+        info.captures = sorted(set(info.captures) | {x.id for e in extents for x in n.walk(e)
+                                                     if isinstance(x, n.Name)})
+        info.reason += f"; MDRange{len(nest)}D flattened to a 1-D Range (PyKokkos has no MDRange workunits)"
+        region = n.For(_name(flat, loc), n.Const(0, INT64, loc), total, n.Const(1, INT64, loc),
+                       indices + nest[-1].body, kind=loop.kind, parallel=info, decision=loop.decision, loc=loc)
+        return host + [region]

@@ -1,0 +1,161 @@
+"""The before/after example in each pass's docstring is what the pass really does.
+
+Each pass docstring has a ``Before::`` block (the IR the pass receives) and
+``After::`` blocks: printed IR (``After::``) or the decision report
+(``After (report)::``). Here each example's IR is built from Numba source, the
+passes that precede it run, and both sides are compared with the printer's text.
+"""
+
+import doctest
+import inspect
+import textwrap
+
+import pytest
+from irbuild import load
+
+from kpc.ir.printer import format_function
+from kpc.passes import (choose_schedule, cost_guard, dependence, explain, flatten_mdrange, infer_dispatch,
+                        materialize_subviews, parallelize, recognize_reductions, simplify_powers)
+from kpc.passes.explain import explain as explain_module
+from kpc.passes.manager import PASSES, PassContext, run_pipeline
+
+ANALYSIS = ["parallelize", "recognize-reductions", "infer-dispatch"]
+
+EXAMPLES = {
+    "parallelize": ([], {"smooth": {"a": "f64[:]", "b": "f64[:]"}}, """
+        @njit
+        def smooth(a, b):
+            for i in range(1, len(a) - 1):
+                b[i] = 0.5 * (a[i - 1] + a[i + 1])
+            for i in range(1, len(a)):
+                a[i] = a[i - 1] + b[i]
+        """),
+    "recognize-reductions": (["parallelize"], {"stats": {"x": "i64[:]", "idx": "i64[:]", "hist": "i64[:]"}}, """
+        @njit
+        def stats(x, idx, hist):
+            lo = x[0]
+            total = 0
+            for i in range(len(x)):
+                if x[i] < lo:
+                    lo = x[i]
+                total = total + x[i]
+                hist[idx[i]] = hist[idx[i]] + 1
+            return lo, total
+        """),
+    "infer-dispatch": (["parallelize", "recognize-reductions"], {"energy": {"r": "f64[:]"}, "lj": {"r": "f64"}}, """
+        @njit
+        def lj(r):
+            sr6 = (1.0 / r) ** 6
+            return 4.0 * (sr6 * sr6 - sr6)
+
+        @njit(parallel=True)
+        def energy(r):
+            e = 0.0
+            for i in prange(len(r)):
+                e += lj(r[i])
+            return e
+        """),
+    "cost-guard": (ANALYSIS, {"scale": {"x": "f64[:]", "a": "f64"}}, """
+        @njit
+        def scale(x, a):
+            for i in range(len(x)):
+                x[i] = a * x[i]
+        """),
+    "simplify-powers": (ANALYSIS, {"lj": {"r": "f64"}}, """
+        @njit
+        def lj(r):
+            sr6 = (1.0 / r) ** 6
+            d = r ** 0.5 + r ** -2
+            return 4.0 * (sr6 * sr6 - sr6) + d
+        """),
+    "choose-schedule": (ANALYSIS, {"pairs": {"x": "f64[:]"}}, """
+        @njit(parallel=True)
+        def pairs(x):
+            s = 0.0
+            for i in prange(len(x)):
+                for j in range(i + 1, len(x)):
+                    s += x[i] * x[j]
+            return s
+        """),
+    "flatten-mdrange": (ANALYSIS, {"add": {"a": "f64[:, :]", "b": "f64[:, :]"}}, """
+        @njit
+        def add(a, b):
+            for i in range(a.shape[0]):
+                for j in range(1, a.shape[1]):
+                    b[i, j] = a[i, j] + a[i, j - 1]
+        """),
+    "materialize-subviews": (ANALYSIS, {"potential": {"cluster": "f64[:, :] C"},
+                                        "distance": {"p": "f64[:]", "q": "f64[:]"}, "lj": {"r": "f64"}}, """
+        @njit
+        def distance(p, q):
+            return ((q[0] - p[0]) ** 2 + (q[1] - p[1]) ** 2) ** 0.5
+
+        @njit
+        def lj(r):
+            return r
+
+        @njit(parallel=True)
+        def potential(cluster):
+            energy = 0.0
+            for i in prange(len(cluster) - 1):
+                for j in range(i + 1, len(cluster)):
+                    energy += lj(distance(cluster[i], cluster[j]))
+                    energy += lj(distance(cluster[i + 1], cluster[0]))
+            return energy
+        """),
+}
+
+
+def docstring_blocks(doc: str) -> list:
+    """``[(header, text)]`` for every ``Header::`` block of a docstring."""
+    blocks, lines = [], inspect.cleandoc(doc).splitlines()
+    for k, line in enumerate(lines):
+        if line.rstrip().endswith("::") and line.split()[0] in ("Before::", "After::", "After"):
+            body = []
+            for following in lines[k + 1:]:
+                if following.strip() and not following.startswith("    "):
+                    break
+                body.append(following)
+            blocks.append((line.strip()[:-2], textwrap.dedent("\n".join(body)).strip()))
+    return blocks
+
+
+def printed(module, block: str) -> str:
+    """The printed functions that ``block`` shows, in its order (plus the call graph when shown)."""
+    names = [line.split("@", 1)[1].split("(", 1)[0] for line in block.splitlines() if line.startswith("func @")]
+    parts = [format_function(module.functions[name]) for name in names]
+    if "callgraph" in block:
+        parts.append("callgraph " + ", ".join(f"@{a} -> @{b}" for a, b in sorted(module.callgraph.edges)))
+    return "\n\n".join(parts)
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_docstring_example(name):
+    before_passes, signatures, source = EXAMPLES[name]
+    module = load(source, signatures)
+    ctx = PassContext(target="pykokkos" if name in ("flatten-mdrange", "materialize-subviews") else "kokkos")
+    run_pipeline(module, ctx, before_passes)
+    blocks = docstring_blocks(PASSES[name].__doc__)
+    assert blocks and blocks[0][0] == "Before", f"{name}: the docstring starts no Before:: block"
+    assert printed(module, blocks[0][1]) == blocks[0][1]
+    run_pipeline(module, ctx, [name])
+    assert len(blocks) > 1
+    for header, text in blocks[1:]:
+        if "report" in header:
+            assert explain_module(module) == text
+        else:
+            assert printed(module, text) == text
+
+
+def test_every_pass_of_mine_has_an_example():
+    mine = {"parallelize", "recognize-reductions", "infer-dispatch", "cost-guard", "simplify-powers",
+            "choose-schedule", "flatten-mdrange", "materialize-subviews"}
+    assert mine <= set(PASSES) and mine == set(EXAMPLES)
+
+
+@pytest.mark.parametrize("module", [dependence, explain, choose_schedule, cost_guard, flatten_mdrange,
+                                    infer_dispatch, materialize_subviews, parallelize, recognize_reductions,
+                                    simplify_powers], ids=lambda m: m.__name__)
+def test_module_doctests(module):
+    result = doctest.testmod(module)
+    assert result.failed == 0
