@@ -51,7 +51,8 @@ class Diagnostic:
     notes: list = field(default_factory=list)
 
     def format(self) -> str:
-        lines = [f"{self.loc}: {self.severity}: {self.message}"]
+        where = str(self.loc) if self.loc.line > 0 else self.loc.file
+        lines = [f"{where}: {self.severity}: {self.message}"]
         lines += _quote(self.loc, self.source_line, self.end_col)
         for note in self.notes:
             lines.append(f"{note.loc}: note: {note.message}")

@@ -205,24 +205,74 @@ class _Printer:
             raise TypeError(f"cannot print {type(s).__name__}")
 
 
+def _format_option(value) -> str:
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {v}" for k, v in value.items()) + "}"
+    return repr(value)
+
+
 def format_signature(function: n.Function) -> str:
-    params = ", ".join(f"{p.name}: {p.type}" for p in function.params)
-    head = f"func @{function.name}({params}) -> {function.return_type}"
+    params = []
+    for p in function.params:
+        text = f"{p.name}: {p.type}"
+        if p.default is not None:
+            text += f" = {format_expr(p.default)}"
+        params.append(text)
+    head = f"func @{function.name}({', '.join(params)}) -> {function.return_type}"
     attrs = [f"role={function.role}"]
     attrs += [k for k, v in sorted(function.options.items()) if v is True]
+    attrs += [f"{k}={_format_option(v)}" for k, v in sorted(function.options.items())
+              if not isinstance(v, bool) and v is not None]
+    if function.signatures:
+        attrs.append(f"signatures={function.signatures!r}")
     return head + "   " + " ".join(attrs)
 
 
 def format_function(function: n.Function, show_decisions: bool = False) -> str:
+    """One function: its signature line, what ``infer-types`` assumed (generic mode), its body."""
     printer = _Printer(function, show_decisions)
     printer.emit(0, format_signature(function))
+    for assumption in function.assumptions:
+        printer.emit(1, f"# assumed: {assumption}")
     printer.block(function.body, 1)
     return "\n".join(printer.lines)
 
 
+def format_imports(imports: list) -> list:
+    """Import records (``Module.imports``) back as import statements, one per source statement."""
+    lines, grouped = [], {}
+    for record in imports:
+        key = (record.get("line"), record["module"], record["name"] is None)
+        grouped.setdefault(key, []).append(record)
+    for (_, module, plain), records in grouped.items():
+        names = []
+        for r in records:
+            name = r["module"] if plain else r["name"]
+            names.append(f"{name} as {r['asname']}" if r.get("asname") else name)
+        lines.append(f"import {', '.join(names)}" if plain else f"from {module} import {', '.join(names)}")
+    return lines
+
+
+def format_constants(module) -> list:
+    """The module constants the kernels use (frozen at translation time, as Numba does)."""
+    seen = {}
+    for function in module.functions.values():
+        for node in n.walk(function):
+            if isinstance(node, n.GlobalConst) and not isinstance(node.value, str) and node.name not in seen:
+                seen[node.name] = node
+    lines = []
+    for name, node in sorted(seen.items()):
+        ty = f": {node.type}" if node.type is not UNKNOWN else ""
+        lines.append(f"const {name}{ty} = {format_const(node.value)}")
+    return lines
+
+
 def format_module(module, show_decisions: bool = False) -> str:
-    """The whole module: functions in source order, then the call graph edges."""
-    parts = [format_function(f, show_decisions) for f in module.functions.values()]
+    """The whole module: imports and frozen constants, functions in source order, the call graph
+    edges, then the functions kept as Numba with the reason."""
+    header = format_imports(module.imports) + format_constants(module)
+    parts = ["\n".join(header)] if header else []
+    parts += [format_function(f, show_decisions) for f in module.functions.values()]
     edges = sorted(module.callgraph.edges)
     if edges:
         parts.append("callgraph " + ", ".join(f"@{a} -> @{b}" for a, b in edges))
