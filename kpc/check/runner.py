@@ -1,0 +1,141 @@
+"""Run a corpus file's cases under Numba and under a kpc target, and compare.
+
+``check_file(path, target_module)`` calls every entry kernel of the file's
+``KPC_CASES`` on the generated inputs of each selected variant (dtype, sizes,
+layout), once through the Numba reference and once through the drop-in module
+a kpc target produced, and compares what each returned and wrote (exact for
+integers and booleans, a tolerance for floats). Used by ``kpc check``, by the
+test suites of each target, and by ``kpc bench`` to validate before timing.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import warnings
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+import numpy as np
+
+from kpc.check.compare import compare_outcomes
+from kpc.check.inputs import Variant, make_inputs, variants
+from kpc.check.spec import load_cases
+
+_imported: dict = {}
+
+
+def import_path(path, name: str | None = None, jit: bool = True):
+    """Import a Python file by path under a unique module name (cached per process).
+
+    ``jit=False`` imports it with Numba's JIT disabled: every kernel runs as Python.
+    """
+    path = Path(path).resolve()
+    key = (path, jit, name)
+    if key in _imported:
+        return _imported[key]
+    import numba
+
+    name = name or f"kpc_ref_{'numba' if jit else 'python'}_{path.stem}_{abs(hash(str(path))) % 10**8}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    saved = numba.config.DISABLE_JIT
+    numba.config.DISABLE_JIT = not jit
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        numba.config.DISABLE_JIT = saved
+    _imported[key] = module
+    return module
+
+
+@contextmanager
+def numba_threads(count: int | None):
+    """Run Numba's parallel regions on ``count`` threads inside the block (None: unchanged)."""
+    if count is None:
+        yield
+        return
+    import numba
+
+    saved = numba.get_num_threads()
+    numba.set_num_threads(min(count, numba.config.NUMBA_NUM_THREADS))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(saved)
+
+
+@dataclass
+class Failure:
+    kernel: str
+    variant: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.kernel} [{self.variant}]: {self.message}"
+
+
+@dataclass
+class CheckReport:
+    """What ``check_file`` ran: the number of compared runs and every failure."""
+
+    path: str
+    target: str
+    runs: int = 0
+    failures: list = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures and self.runs > 0
+
+    def summary(self) -> str:
+        lines = [f"{self.path} [{self.target}]: {self.runs - len(self.failures)} passed, "
+                 f"{len(self.failures)} failed"]
+        lines += [f"  FAIL {failure}" for failure in self.failures]
+        return "\n".join(lines)
+
+
+def default_selection(case) -> Iterable[Variant]:
+    """Every dtype in C layout and every layout with the first dtype, each on every size."""
+    chosen = []
+    for variant in variants(case):
+        if variant.layout == "C" or variant.dtype == case.dtypes[0]:
+            chosen.append(variant)
+    return chosen
+
+
+def check_file(path, target_module, target: str = "target", kernels: Iterable[str] | None = None,
+               select: Callable = default_selection, reference=None) -> CheckReport:
+    """Compare ``target_module``'s kernels against the Numba reference on every selected variant."""
+    cases = load_cases(path).cases
+    reference = reference if reference is not None else import_path(path)
+    report = CheckReport(str(path), target)
+    for kernel, case in cases.items():
+        if kernels is not None and kernel not in kernels:
+            continue
+        expected_fn = getattr(reference, kernel)
+        actual_fn = getattr(target_module, kernel)
+        for variant in select(case):
+            inputs = make_inputs(case, variant.dtype, variant.sizes, variant.layout)
+            rtol, atol = case.tolerance(variant.dtype)
+            report.runs += 1
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    with numba_threads(1 if case.serial_reference else None):
+                        expected = inputs.call(expected_fn)
+                with np.errstate(all="ignore"):
+                    actual = inputs.call(actual_fn)
+            except Exception as error:  # a crash of the target is a failure to report, not to hide
+                report.failures.append(Failure(kernel, variant.label, f"{type(error).__name__}: {error}"))
+                continue
+            problems = list(actual.stray_writes)
+            mismatch = compare_outcomes(expected, actual, rtol=rtol, atol=atol, scale=inputs.magnitude())
+            if mismatch is not None:
+                problems.append(str(mismatch))
+            if problems:
+                report.failures.append(Failure(kernel, variant.label, "; ".join(problems)))
+    return report
