@@ -9,6 +9,7 @@ otherwise it emits an explicit correction. This module answers "is this expressi
 >>> i = n.Name("i")
 >>> loop = n.For(i, n.Const(1), n.Name("m"), n.Const(1), [])
 >>> b = Bounds(n.Function("f", [n.Param("m")], [loop]))
+>>> b.enter(loop)  # while lowering the loop's body
 >>> b.interval(n.BinOp("-", i, n.Const(1)))
 Interval(lo=0, hi=None)
 >>> b.interval(n.BinOp("-", i, n.Const(2))).nonneg

@@ -314,18 +314,25 @@ class DeviceCode:
         if e.op not in ("<", "<=", ">", ">=", "==", "!="):
             raise Unsupported(f"comparison {e.op!r} in device code", loc_of(e))
         p = _PREC["cmp"]
-        return f"{self._wrap(e.left, p + 1)} {e.op} {self._wrap(e.right, p + 1)}", p
+        return f"{self._bool_operand(e.left, p + 1)} {e.op} {self._bool_operand(e.right, p + 1)}", p
+
+    def _bool_operand(self, value, minimum: int, op: str | None = None) -> str:
+        """Upstream prints ``and``/``or`` without parentheses (``a && b || c``): an ``and``/``or``
+        inside a comparison or inside the other operator goes through a bool temporary."""
+        if isinstance(value, n.BoolOp) and value.op != op:
+            return self.temp("cond", ScalarType("bool"), self.expr(value))
+        return self._wrap(value, minimum)
 
     def _x_BoolOp(self, e):
         ty = getattr(e, "type", UNKNOWN)
         if isinstance(ty, ScalarType) and not ty.is_bool:
             raise Unsupported(f"'{e.op}' of non-bool values", loc_of(e), "C++ && and || give bool")
         p = _PREC[e.op]
-        first = self._wrap(e.values[0], p + 1)
+        first = self._bool_operand(e.values[0], p + 1, e.op)
         rest = []
         for value in e.values[1:]:
             with self.captured() as buffer:
-                text = self._wrap(value, p + 1)
+                text = self._bool_operand(value, p + 1, e.op)
             rest.append((buffer, text))
         if all(not buffer for buffer, _ in rest):
             return f" {e.op} ".join([first] + [text for _, text in rest]), p
@@ -397,9 +404,10 @@ class DeviceCode:
             if divisor is not None and divisor > 0 and divisor & (divisor - 1) == 0:
                 # A power of two: shift and mask are exact for both signs (two's complement).
                 k = divisor.bit_length() - 1
+                # Parenthesised beyond need: `(lo + hi) >> 1` reads as the division it replaces.
                 if e.op == "//":
-                    return f"{self._wrap(e.left, _PREC['>>'])} >> {k}", _PREC[">>"]
-                return f"{self._wrap(e.left, _PREC['&'])} & {divisor - 1}", _PREC["&"]
+                    return f"{self._wrap(e.left, _ATOM)} >> {k}", _PREC[">>"]
+                return f"{self._wrap(e.left, _ATOM)} & {divisor - 1}", _PREC["&"]
             if left.nonneg and right.nonneg:
                 # C truncation equals Python flooring here (a zero divisor is an error either way);
                 # upstream casts `//` to a 32-bit int, so the quotient must fit.
@@ -611,9 +619,29 @@ class DeviceCode:
         pk_name = self.name(target.id)
         if self._min_max_update(target, value, pk_name):
             return
+        if isinstance(value, n.IfExp):
+            self.declare(pk_name, ty, None)
+            self.referenced.add(pk_name)
+            self._select(value, lambda text: f"{pk_name} = {text}")
+            return
+        if isinstance(value, n.Cast) and value.to == ty and ty.is_int:
+            # The annotated local converts on assignment (truncation toward zero, like int()).
+            value = value.value
         text = self.expr(value)
         self.declare(pk_name, ty, text)
         self.referenced.add(pk_name)
+
+    def _select(self, value, write) -> None:
+        """``target = a if c else b`` as an if/else that writes the target in each branch."""
+        self.emit(f"if {self.expr(value.test)}:")
+        for branch in (value.body, value.orelse):
+            with self.block():
+                if isinstance(branch, n.IfExp):
+                    self._select(branch, write)
+                else:
+                    self.emit(write(self.expr(branch)))
+            if branch is value.body:
+                self.emit("else:")
 
     def _min_max_update(self, target, value, pk_name) -> bool:
         """``x = min(x, e)`` -> ``if e < x: x = e`` (Python's min keeps x on ties)."""
@@ -669,6 +697,10 @@ class DeviceCode:
         info = self._view(target.base)
         if len(target.indices) != info.type.ndim or any(isinstance(i, n.Slice) for i in target.indices):
             raise Unsupported(f"slice assignment '{target} = ...'", loc_of(s), "array-level code needs lower-numpy")
+        if isinstance(value, n.IfExp) and not self.scan:
+            lhs = self.expr(target)
+            self._select(value, lambda text: f"{lhs} = {text}")
+            return
         text = self.expr(value)
         lhs = self.expr(target)
         self._guarded(f"{lhs} = {text}")
@@ -867,6 +899,9 @@ class DeviceCode:
 
     def _s_Return(self, s):
         if self.kind == "function":
+            if isinstance(s.value, n.IfExp):
+                self._select(s.value, lambda text: f"return {text}")
+                return
             self.emit("return" if s.value is None else f"return {self.expr(s.value)}")
             return
         if s.value is not None:

@@ -300,8 +300,6 @@ class PyKokkosEmitter:
             body += host.lines
         if not body:
             body = [(0, "pass")]
-        if host.uses_math:
-            self.ctx.use_helpers({"math"})
         caller = CallerModel(fn.name, ", ".join(p.name for p in fn.params), fn.docstring, body)
         self.ctx.use_helpers({AS_VIEW} if preamble and any(AS_VIEW in t for t in preamble) else set())
         self.ctx.use_helpers({WRITE_BACK} if write_back else set())
@@ -357,17 +355,18 @@ class PyKokkosEmitter:
 
     def _model(self, functions, workunits, callers, kept, reports) -> ModuleModel:
         header = _header(self.module, self.space, reports)
+        host_text = "\n".join(text for c in callers for _, text in c.body)
+        device_text = "\n".join(text for unit in functions + workunits for _, text in unit.body)
         imports = []
-        uses_numpy = bool(callers)
-        uses_math = "math" in self.ctx.helpers_used or any(
-            "math." in text for unit in functions + workunits for _, text in unit.body)
-        if uses_math:
+        if "math." in host_text + device_text:
             imports.append("import math")
+        if "operator." in host_text:
+            imports.append("import operator")
         if kept:
             imports += ["import importlib.util", "import os"]
         if imports:
             imports.append("")
-        if uses_numpy:
+        if callers:
             imports.append("import numpy as np")
         if functions or workunits:
             imports.append("import pykokkos as pk")
@@ -449,7 +448,7 @@ def _render(model: ModuleModel) -> str:
     text = env.get_template("module.py.j2").render(
         header=model.header, imports=model.imports, helpers=model.helpers,
         numba_source=model.numba_source,
-        numba_stem=None,
+        numba_stem=os.path.splitext(os.path.basename(model.numba_source or ""))[0],
         functions=model.functions, workunits=model.workunits, callers=model.callers, kept=model.kept,
     )
     text = re.sub(r"[ \t]+\n", "\n", text)

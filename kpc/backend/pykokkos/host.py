@@ -15,7 +15,7 @@ give ``nan``/``inf`` as in Numba instead of raising.
 from __future__ import annotations
 
 from kpc.ir import nodes as n
-from kpc.ir.types import UNKNOWN, ArrayType, DTypeType, NoneType, ScalarType, TupleType
+from kpc.ir.types import SCALARS, UNKNOWN, ArrayType, DTypeType, NoneType, ScalarType, TupleType
 
 from . import spelling
 from .bounds import is_extent
@@ -49,7 +49,6 @@ class HostCode:
         self.lines: list = []
         self.depth = 0
         self.regions = None  # RegionLowering, set by the emitter
-        self.uses_math = False
 
     def emit(self, text: str) -> None:
         self.lines.append((self.depth, text))
@@ -121,8 +120,6 @@ class HostCode:
     def _constant(self, value):
         if value is None:
             return "None", _ATOM
-        if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
-            self.uses_math = True
         if isinstance(value, complex):
             raise Unsupported(f"complex constant {value!r}")
         text = spelling.literal(value)
@@ -134,6 +131,9 @@ class HostCode:
     def _x_GlobalConst(self, e):
         if isinstance(e.value, (bool, int, float)):
             return self._constant(e.value)
+        if isinstance(e.value, str) and e.value in SCALARS:
+            # A dtype reference (``np.float64``, ``dtype=float``).
+            return f"np.{e.value if e.value != 'bool' else 'bool_'}", _ATOM
         raise Unsupported(f"module-level constant '{e.name}' of type {type(e.value).__name__}", loc_of(e))
 
     def _x_Name(self, e):
@@ -175,7 +175,6 @@ class HostCode:
             name = e.func.split(".")[-1]
             name = spelling.NUMPY_TO_MATH.get(name, name)
             if name in _PYTHON_MATH:
-                self.uses_math = True
                 text = f"math.{name}({', '.join(args)})"
             elif name == "log" and len(args) == 2:
                 text = f"np.log({args[0]}) / np.log({args[1]})"
@@ -294,6 +293,9 @@ class HostCode:
     def _boxed(self, value, ty) -> str:
         """What Numba hands back to Python: ``float``/``int``/``bool`` for scalars, arrays as they are."""
         text = self.expr(value)
+        if isinstance(value, n.Const) and isinstance(ty, ScalarType) and type(value.value) is \
+                (bool if ty.is_bool else int if ty.is_int else float):
+            return text
         if isinstance(ty, ScalarType):
             if ty.is_bool:
                 return f"bool({text})"

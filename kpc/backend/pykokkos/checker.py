@@ -1,0 +1,592 @@
+"""Static check of a PyKokkos module against the rules of upstream PyKokkos (PYKOKKOS_CONTRACT.md).
+
+Upstream PyKokkos is not installable here, so emitted modules are checked by
+reading them: ``check(source_text)`` parses the text and returns one
+``Violation`` per broken rule (empty list = the module keeps every rule checked).
+Each rule has an id; the contract section it comes from is in ``RULES``.
+
+>>> bad = '''
+... import pykokkos as pk
+...
+... @pk.workunit
+... def k(i: int, acc: pk.Acc[pk.double], x: pk.View1D[pk.double]):
+...     acc = max(acc, x[i])
+... '''
+>>> sorted({v.rule for v in check(bad)})
+['builtin', 'reduction-form']
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from .spelling import CPP_KEYWORDS, MATH_FUNCTIONS
+
+RULES = {
+    "syntax": "the module parses as Python",
+    "pk-import": "§1.2 a top-level `import pykokkos as <alias>` on its own line",
+    "decorator-spelling": "§1.2 decorators spelled @<alias>.workunit / @<alias>.function",
+    "module-level": "§1.1 workunits and functions are module-level defs",
+    "api-surface": "only pk names the contract lists (no pk.atomic_max, pk.from_numpy, pk.MDRangePolicy...)",
+    "function-annotations": "§6 every @pk.function parameter and the return are annotated (-> None too)",
+    "annotation-spelling": "§2/§3 pk.double/pk.float, never pk.float64/pk.float32; known dtypes only",
+    "view-indexing": "§8 element access is v[i][j], never v[i, j]",
+    "inline-subview": "§8 a subview is only the whole value of an assignment to a fresh name",
+    "subview-position": "§8 integer positions of a subview are bare names",
+    "subview-slice": "§8 subview slices are [:] or [lo:hi], no step",
+    "subview-redeclared": "§8 each subview name is assigned once per workunit/function",
+    "tuple": "§11 no tuple unpacking or tuple literals",
+    "conditional-expression": "§11 no `a if c else b`",
+    "chained-comparison": "§11 no `a < b < c`",
+    "mixed-boolop": "upstream prints and/or without parentheses: no and/or nested in the other or in a comparison",
+    "in-is": "§11 no `in` / `is`",
+    "builtin": "§9/§11 no min, max, len, print or other Python builtins inside workunits/functions",
+    "float-cast": "§12 float(x) is a 32-bit cast: use pk.double(x)",
+    "statement": "§11 no with/assert/del/global/try/raise/lambda/comprehensions/else clauses of loops",
+    "for-range": "§11 for loops iterate range(...) into one name; a step is a literal (negative only as -k)",
+    "reduction-form": "§5 an accumulator is only updated with += / -= (upstream joins with + from 0)",
+    "acc-annotation": "§5 accumulators are annotated pk.Acc[...] (unannotated means double)",
+    "module-global": "§1.4 module-level names are not visible inside workunits/functions",
+    "param-assignment": "§2 parameters are const: copy into an annotated local before writing",
+    "local-annotation": "§3 a new local is declared with an annotation at its first assignment",
+    "redeclared-local": "§3 a local is declared once (a second declaration is a C++ redeclaration or shadow)",
+    "out-of-scope": "§3 C++ block scoping: a local declared in a block is not visible after it",
+    "return-value": "§11 a workunit returns no value",
+    "extent-in-function": "§6 v.extent() is not accepted inside @pk.function: pass sizes as parameters",
+    "shape-attribute": "§8 v.shape is an undefined symbol inside workunits/functions: use v.extent(d)",
+    "atomic-in-function": "§6 pk.atomic_add is not accepted inside @pk.function: use pk.atomic_fetch_add",
+    "kwargs-match": "§2 a dispatch passes exactly the workunit's parameters, by keyword",
+    "cpp-keyword": "a local or parameter named like a C++ keyword does not compile",
+    "string": "no string constants inside workunits/functions (except pk.printf's format)",
+}
+
+_ALLOWED_PK = frozenset(
+    """workunit function parallel_for parallel_reduce parallel_scan RangePolicy TeamPolicy TeamThreadRange
+    AUTO OpenMP Serial Threads Cuda HIP ExecutionSpace set_default_space Acc double float real
+    int int8 int16 int32 int64 uint8 uint16 uint32 uint64 array View zeros printf float32 float64
+    atomic_add atomic_increment atomic_fetch_add atomic_fetch_sub atomic_fetch_mul atomic_fetch_div
+    atomic_fetch_mod atomic_fetch_min atomic_fetch_max atomic_fetch_and atomic_fetch_or atomic_fetch_xor
+    atomic_fetch_lshift atomic_fetch_rshift atomic_compare_exchange""".split()
+) | {f"View{d}D" for d in range(1, 9)} | MATH_FUNCTIONS | {"abs"}
+_SCALAR_TYPES = frozenset("double float int int8 int16 int32 int64 uint8 uint16 uint32 uint64".split())
+_VIEW_DTYPES = _SCALAR_TYPES - {"int"}
+_UNIT_BUILTINS = frozenset({"range", "abs", "int"})
+_DISPATCH_LEADING = {"parallel_for": 1, "parallel_reduce": 2, "parallel_scan": 3}
+_MATH_CONSTANTS = frozenset({"pi", "e", "tau", "inf", "nan"})
+
+
+@dataclass(frozen=True)
+class Violation:
+    rule: str
+    line: int
+    col: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.line}:{self.col + 1}: [{self.rule}] {self.message}"
+
+
+def check(source_text: str) -> list:
+    """Every rule violation of a PyKokkos module, in source order."""
+    try:
+        tree = ast.parse(source_text)
+    except SyntaxError as exc:
+        return [Violation("syntax", exc.lineno or 0, (exc.offset or 1) - 1, exc.msg)]
+    return sorted(_Checker(tree).run(), key=lambda v: (v.line, v.col, v.rule))
+
+
+class _Checker:
+    def __init__(self, tree: ast.Module):
+        self.tree = tree
+        self.violations: list = []
+        self.alias = self._alias()
+        self.units = {}  # name -> (kind, FunctionDef)
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef):
+                kind = self._unit_kind(node)
+                if kind:
+                    self.units[node.name] = (kind, node)
+        self.functions = {name for name, (kind, _) in self.units.items() if kind == "function"}
+
+    def add(self, rule: str, node, message: str) -> None:
+        self.violations.append(Violation(rule, getattr(node, "lineno", 0), getattr(node, "col_offset", 0), message))
+
+    # ------------------------------------------------------------------ module level
+    def _alias(self) -> str | None:
+        alias = None
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "pykokkos":
+                self.add("pk-import", node, "`from pykokkos import ...`: upstream looks for `import pykokkos as <alias>`")
+            if isinstance(node, ast.Import) and any(a.name == "pykokkos" for a in node.names):
+                if len(node.names) != 1:
+                    self.add("pk-import", node, "`import pykokkos as pk` must be an import statement of its own")
+                elif node not in self.tree.body:
+                    self.add("pk-import", node, "`import pykokkos` must be at module level")
+                else:
+                    alias = node.names[0].asname or "pykokkos"
+        return alias
+
+    def _unit_kind(self, fn: ast.FunctionDef) -> str | None:
+        for decorator in fn.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            if isinstance(target, ast.Attribute) and target.attr in ("workunit", "function") \
+                    and isinstance(target.value, ast.Name) and target.value.id == self.alias:
+                return target.attr
+            if isinstance(target, ast.Name) and target.id in ("workunit", "function"):
+                self.add("decorator-spelling", decorator, f"@{target.id}: spell it @pk.{target.id}")
+            elif isinstance(target, ast.Attribute) and target.attr in ("workunit", "function"):
+                self.add("decorator-spelling", decorator,
+                         f"decorator must use the pykokkos import alias ({self.alias or 'pk'!s})")
+        return None
+
+    def run(self) -> list:
+        uses_pk = False
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in ("pk", self.alias):
+                uses_pk = True
+                if node.value.id == self.alias and node.attr not in _ALLOWED_PK:
+                    self.add("api-surface", node, f"pk.{node.attr} is not part of upstream's working API")
+        if uses_pk and self.alias is None:
+            self.add("pk-import", self.tree, "the module uses pk but has no `import pykokkos as pk` at top level")
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.FunctionDef) and node not in self.tree.body:
+                for decorator in node.decorator_list:
+                    if isinstance(decorator, ast.Attribute) and decorator.attr in ("workunit", "function"):
+                        self.add("module-level", node, f"'{node.name}' must be defined at module level")
+        for name, (kind, fn) in self.units.items():
+            _Unit(self, kind, fn).run()
+        self._dispatches()
+        return self.violations
+
+    def _dispatches(self) -> None:
+        workunits = {name: fn for name, (kind, fn) in self.units.items() if kind == "workunit"}
+        for node in ast.walk(self.tree):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id == self.alias
+                    and node.func.attr in _DISPATCH_LEADING):
+                continue
+            positions = [i for i, a in enumerate(node.args) if isinstance(a, ast.Name) and a.id in workunits]
+            if not positions:
+                continue
+            where = positions[-1]
+            fn = workunits[node.args[where].id]
+            if len(node.args) > where + 1:
+                self.add("kwargs-match", node, f"positional arguments after {fn.name}: pass them by keyword")
+            if any(k.arg is None for k in node.keywords):
+                self.add("kwargs-match", node, "**kwargs in a dispatch: name every argument")
+                continue
+            leading = _DISPATCH_LEADING[node.func.attr]
+            expected = [a.arg for a in fn.args.args[leading:]]
+            given = [k.arg for k in node.keywords]
+            missing = [x for x in expected if x not in given]
+            extra = [x for x in given if x not in expected]
+            if missing or extra or len(fn.args.args) < leading:
+                parts = []
+                if missing:
+                    parts.append(f"missing {', '.join(missing)}")
+                if extra:
+                    parts.append(f"unknown {', '.join(extra)}")
+                if len(fn.args.args) < leading:
+                    parts.append(f"{node.func.attr} needs {leading} leading parameters")
+                self.add("kwargs-match", node, f"pk.{node.func.attr}(..., {fn.name}, ...): " + "; ".join(parts))
+
+
+class _Unit:
+    """Checks one @pk.workunit or @pk.function body, with C++ block scoping."""
+
+    def __init__(self, checker: _Checker, kind: str, fn: ast.FunctionDef):
+        self.c = checker
+        self.kind = kind
+        self.fn = fn
+        self.alias = checker.alias
+        self.params = [a.arg for a in fn.args.args]
+        self.accs: set = set()
+        self.scan = False
+        self.scopes: list = [set(self.params)]
+        self.closed: set = set()
+        self.subviews: set = set()
+
+    def add(self, rule, node, message):
+        self.c.add(rule, node, f"{self.fn.name}: {message}")
+
+    def run(self) -> None:
+        fn = self.fn
+        args = fn.args
+        if args.vararg or args.kwarg or args.kwonlyargs or args.defaults:
+            self.add("kwargs-match", fn, "no *args, **kwargs, keyword-only or default parameters")
+        for a in args.args:
+            if a.arg in CPP_KEYWORDS:
+                self.add("cpp-keyword", a, f"parameter '{a.arg}' is a C++ keyword")
+            if a.annotation is not None:
+                self._annotation(a.annotation, a, allow_acc=True)
+                if self._is_acc(a.annotation):
+                    self.accs.add(a.arg)
+        if self.kind == "function":
+            for a in args.args:
+                if a.annotation is None:
+                    self.add("function-annotations", a, f"parameter '{a.arg}' needs an annotation")
+            if fn.returns is None:
+                self.add("function-annotations", fn, "the return needs an annotation (-> None for none)")
+            else:
+                self._annotation(fn.returns, fn, allow_none=True)
+        else:
+            if len(args.args) >= 3 and args.args[2].annotation is not None and \
+                    isinstance(args.args[2].annotation, ast.Name) and args.args[2].annotation.id == "bool" and \
+                    self._is_acc(args.args[1].annotation):
+                self.scan = True
+            if len(args.args) >= 2 and args.args[1].annotation is None and args.args[1].arg in ("acc", "accumulator"):
+                self.add("acc-annotation", args.args[1], f"accumulator '{args.args[1].arg}' is unannotated (double)")
+        self.block(fn.body)
+
+    # ------------------------------------------------------------------ annotations
+    def _is_acc(self, node) -> bool:
+        return isinstance(node, ast.Subscript) and self._pk_attr(node.value) == "Acc"
+
+    def _pk_attr(self, node) -> str | None:
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == self.alias:
+            return node.attr
+        return None
+
+    def _annotation(self, node, where, allow_acc=False, allow_none=False) -> None:
+        if isinstance(node, ast.Name) and node.id in ("int", "float", "bool"):
+            return
+        if allow_none and isinstance(node, ast.Constant) and node.value is None:
+            return
+        attr = self._pk_attr(node)
+        if attr is not None:
+            if attr in ("float64", "float32"):
+                self.add("annotation-spelling", where, f"pk.{attr} breaks the translator: use "
+                         f"{'pk.double' if attr == 'float64' else 'pk.float'}")
+            elif attr not in _SCALAR_TYPES:
+                self.add("annotation-spelling", where, f"pk.{attr} is not a type")
+            return
+        if isinstance(node, ast.Subscript):
+            kind = self._pk_attr(node.value)
+            inner = node.slice
+            if kind == "Acc" and allow_acc:
+                dtype = self._pk_attr(inner)
+                ok = dtype in _SCALAR_TYPES or (isinstance(inner, ast.Name) and inner.id in ("float", "int"))
+                if not ok:
+                    self.add("annotation-spelling", where, "accumulator type must be pk.Acc[pk.double]-like")
+                return
+            if kind and kind.startswith("View") and kind.endswith("D"):
+                dtype = self._pk_attr(inner)
+                if dtype in ("float64", "float32"):
+                    self.add("annotation-spelling", where, f"pk.{dtype} as a view dtype crashes the translator")
+                elif dtype not in _VIEW_DTYPES:
+                    self.add("annotation-spelling", where, "unknown view dtype")
+                return
+        self.add("annotation-spelling", where, f"unsupported annotation `{ast.unparse(node)}`")
+
+    # ------------------------------------------------------------------ scopes
+    def visible(self, name: str) -> bool:
+        return any(name in scope for scope in self.scopes)
+
+    def declare(self, name: str, node) -> None:
+        if name in CPP_KEYWORDS:
+            self.add("cpp-keyword", node, f"local '{name}' is a C++ keyword")
+        if self.visible(name):
+            self.add("redeclared-local", node, f"'{name}' is declared again")
+        self.scopes[-1].add(name)
+
+    def block(self, body: list, new_scope: bool = False, names=()) -> None:
+        if new_scope:
+            self.scopes.append(set(names))
+        for stmt in body:
+            self.stmt(stmt)
+        if new_scope:
+            self.closed |= self.scopes.pop()
+
+    # ------------------------------------------------------------------ statements
+    def stmt(self, s) -> None:
+        if isinstance(s, ast.AnnAssign):
+            if not isinstance(s.target, ast.Name):
+                self.add("local-annotation", s, "only plain names are declared")
+                return
+            self._annotation(s.annotation, s)
+            if s.value is None:
+                self.add("local-annotation", s, f"'{s.target.id}' is declared without a value")
+            else:
+                self.expr(s.value)
+            self.declare(s.target.id, s)
+        elif isinstance(s, ast.Assign):
+            self._assign(s)
+        elif isinstance(s, ast.AugAssign):
+            self.expr(s.value)
+            target = s.target
+            if isinstance(target, ast.Name):
+                if target.id in self.accs:
+                    if not isinstance(s.op, (ast.Add, ast.Sub)):
+                        self.add("reduction-form", s, f"'{target.id}' updated with {type(s.op).__name__}")
+                    return
+                self._store_name(target, s)
+            else:
+                self._target(target)
+        elif isinstance(s, ast.For):
+            self._for(s)
+        elif isinstance(s, ast.While):
+            if s.orelse:
+                self.add("statement", s, "while/else")
+            self.expr(s.test)
+            self.block(s.body, new_scope=True)
+        elif isinstance(s, ast.If):
+            self.expr(s.test)
+            self.block(s.body, new_scope=True)
+            self.block(s.orelse, new_scope=True)
+        elif isinstance(s, ast.Return):
+            if s.value is not None:
+                if self.kind == "workunit":
+                    self.add("return-value", s, "a workunit cannot return a value")
+                self.expr(s.value)
+        elif isinstance(s, ast.Expr):
+            if isinstance(s.value, ast.Constant) and isinstance(s.value.value, str) and s is self.fn.body[0]:
+                return
+            self.expr(s.value)
+        elif isinstance(s, (ast.Break, ast.Continue, ast.Pass)):
+            return
+        elif isinstance(s, ast.FunctionDef):
+            self.add("statement", s, "nested def (only TeamThreadRange bodies, which kpc does not emit)")
+        else:
+            self.add("statement", s, f"{type(s).__name__} statement")
+
+    def _assign(self, s: ast.Assign) -> None:
+        if len(s.targets) != 1:
+            self.add("tuple", s, "chained assignment")
+        target = s.targets[0]
+        value = s.value
+        if isinstance(target, ast.Tuple) or isinstance(value, ast.Tuple):
+            self.add("tuple", s, "tuple unpacking / tuple value")
+            return
+        if isinstance(target, ast.Name) and self._is_subview(value):
+            self._subview(target, value, s)
+            return
+        self.expr(value)
+        if isinstance(target, ast.Name):
+            if target.id in self.accs:
+                ok = isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Sub)) and (
+                    (isinstance(value.left, ast.Name) and value.left.id == target.id)
+                    or (isinstance(value.op, ast.Add) and isinstance(value.right, ast.Name)
+                        and value.right.id == target.id))
+                if not ok:
+                    self.add("reduction-form", s, f"'{target.id}' is assigned a non-sum form: upstream joins "
+                             "partial accumulators with + from 0")
+                return
+            self._store_name(target, s)
+        else:
+            self._target(target)
+
+    def _store_name(self, target: ast.Name, s) -> None:
+        name = target.id
+        if name in self.params:
+            self.add("param-assignment", s, f"assignment to parameter '{name}' (const upstream)")
+        elif name in self.subviews and self.visible(name):
+            self.add("subview-redeclared", s, f"subview '{name}' assigned again")
+        elif not self.visible(name):
+            if name in self.closed:
+                self.add("out-of-scope", s, f"'{name}' was declared in an inner block and is gone here")
+            else:
+                self.add("local-annotation", s, f"first assignment to '{name}' needs an annotation")
+            self.scopes[-1].add(name)
+
+    def _target(self, target) -> None:
+        if isinstance(target, ast.Subscript):
+            self._subscript(target)
+        else:
+            self.add("local-annotation", target, f"cannot assign to `{ast.unparse(target)}`")
+
+    def _is_subview(self, value) -> bool:
+        if not isinstance(value, ast.Subscript):
+            return False
+        parts = value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice]
+        return any(isinstance(p, ast.Slice) for p in parts)
+
+    def _subview(self, target: ast.Name, value: ast.Subscript, s) -> None:
+        name = target.id
+        if name in self.subviews:
+            self.add("subview-redeclared", s, f"subview '{name}' assigned again")
+        elif self.visible(name) or name in self.params:
+            self.add("subview-redeclared", s, f"'{name}' already names something else")
+        self.subviews.add(name)
+        self.scopes[-1].add(name)
+        if not isinstance(value.value, ast.Name):
+            self.add("inline-subview", s, "a subview is taken of a view name")
+        else:
+            self.expr(value.value)
+        parts = value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice]
+        if not isinstance(value.slice, ast.Tuple):
+            self.add("subview-slice", s, "slices of 1-D views are rejected upstream")
+        for part in parts:
+            if isinstance(part, ast.Slice):
+                if part.step is not None:
+                    self.add("subview-slice", s, "subview slice with a step")
+                if (part.lower is None) != (part.upper is None):
+                    self.add("subview-slice", s, "partial slice: use [lo:hi] or [:]")
+                for bound in (part.lower, part.upper):
+                    if bound is not None:
+                        self.expr(bound)
+            elif not isinstance(part, ast.Name):
+                self.add("subview-position", s, f"subview position `{ast.unparse(part)}` must be a bare name")
+            else:
+                self.expr(part)
+
+    def _for(self, s: ast.For) -> None:
+        if s.orelse:
+            self.add("statement", s, "for/else")
+        it = s.iter
+        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
+                and not it.keywords and 1 <= len(it.args) <= 3):
+            self.add("for-range", s, "for loops iterate range(...) only")
+        else:
+            for arg in it.args:
+                self.expr(arg)
+            if len(it.args) == 3:
+                step = it.args[2]
+                literal = isinstance(step, ast.Constant) and isinstance(step.value, int) or (
+                    isinstance(step, ast.UnaryOp) and isinstance(step.op, ast.USub)
+                    and isinstance(step.operand, ast.Constant) and isinstance(step.operand.value, int))
+                if not literal:
+                    self.add("for-range", s, "a variable range step: upstream runs a negative one zero times")
+        if not isinstance(s.target, ast.Name):
+            self.add("tuple", s, "for loops take one name")
+            self.block(s.body, new_scope=True)
+            return
+        if self.visible(s.target.id):
+            self.add("redeclared-local", s, f"loop variable '{s.target.id}' shadows a declared name")
+        self.block(s.body, new_scope=True, names=[s.target.id])
+
+    # ------------------------------------------------------------------ expressions
+    def expr(self, e) -> None:
+        if e is None:
+            return
+        if isinstance(e, ast.Name):
+            self._load(e)
+        elif isinstance(e, ast.Constant):
+            if isinstance(e.value, str):
+                self.add("string", e, "string constant")
+        elif isinstance(e, ast.BinOp):
+            self.expr(e.left)
+            self.expr(e.right)
+        elif isinstance(e, ast.UnaryOp):
+            self.expr(e.operand)
+        elif isinstance(e, ast.BoolOp):
+            for v in e.values:
+                if isinstance(v, ast.BoolOp) and type(v.op) is not type(e.op):
+                    self.add("mixed-boolop", v, "and/or nested in the other operator loses its grouping in C++")
+                self.expr(v)
+        elif isinstance(e, ast.Compare):
+            if len(e.ops) > 1:
+                self.add("chained-comparison", e, "chained comparison")
+            for op in e.ops:
+                if isinstance(op, (ast.In, ast.NotIn, ast.Is, ast.IsNot)):
+                    self.add("in-is", e, "`in` / `is` comparison")
+            for operand in [e.left] + e.comparators:
+                if isinstance(operand, ast.BoolOp):
+                    self.add("mixed-boolop", operand, "and/or inside a comparison loses its grouping in C++")
+                self.expr(operand)
+        elif isinstance(e, ast.IfExp):
+            self.add("conditional-expression", e, "conditional expression")
+            for part in (e.test, e.body, e.orelse):
+                self.expr(part)
+        elif isinstance(e, ast.Call):
+            self._call(e)
+        elif isinstance(e, ast.Subscript):
+            self._subscript(e)
+        elif isinstance(e, ast.Attribute):
+            self._attribute(e)
+        elif isinstance(e, ast.Tuple):
+            self.add("tuple", e, "tuple literal")
+        elif isinstance(e, ast.List):
+            self.add("tuple", e, "list literal outside an atomic's index list")
+        elif isinstance(e, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda)):
+            self.add("statement", e, f"{type(e).__name__}")
+        else:
+            self.add("statement", e, f"{type(e).__name__} expression")
+
+    def _load(self, e: ast.Name) -> None:
+        name = e.id
+        if self.visible(name) or name in self.c.functions or name in _UNIT_BUILTINS \
+                or name in (self.alias, "math") or name in MATH_FUNCTIONS:
+            return
+        if name in self.closed:
+            self.add("out-of-scope", e, f"'{name}' was declared in an inner block and is gone here")
+        elif name in ("min", "max", "len", "print"):
+            self.add("builtin", e, f"'{name}' is not available upstream")
+        else:
+            self.add("module-global", e, f"'{name}' is not a parameter or local here")
+
+    def _attribute(self, e: ast.Attribute) -> None:
+        if isinstance(e.value, ast.Name) and e.value.id == "math":
+            if e.attr not in MATH_FUNCTIONS and e.attr not in _MATH_CONSTANTS:
+                self.add("builtin", e, f"math.{e.attr} is not translated upstream")
+            return
+        if isinstance(e.value, ast.Name) and e.value.id == self.alias:
+            return
+        if e.attr == "shape":
+            self.add("shape-attribute", e, "v.shape inside a workunit/function: use v.extent(d)")
+        self.expr(e.value)
+
+    def _call(self, e: ast.Call) -> None:
+        func = e.func
+        for kw in e.keywords:
+            self.add("kwargs-match", e, "keyword arguments in device code")
+            self.expr(kw.value)
+        pk_name = self._pk_attr(func)
+        if isinstance(func, ast.Name):
+            name = func.id
+            if name == "float":
+                self.add("float-cast", e, "float(x) casts to 32-bit float upstream: use pk.double(x)")
+            elif name in ("min", "max", "len", "print") or (
+                    name not in self.c.functions and name not in _UNIT_BUILTINS and name not in MATH_FUNCTIONS):
+                if not self.visible(name):
+                    self.add("builtin", e, f"'{name}()' is not available inside workunits/functions")
+        elif isinstance(func, ast.Attribute) and func.attr == "extent":
+            if self.kind == "function":
+                self.add("extent-in-function", e, "v.extent() inside @pk.function")
+            self.expr(func.value)
+        elif pk_name is not None:
+            if pk_name == "atomic_add" and self.kind == "function":
+                self.add("atomic-in-function", e, "pk.atomic_add inside @pk.function")
+            if pk_name.startswith("atomic_"):
+                view, *rest = e.args or [None]
+                if isinstance(view, ast.Name):
+                    self.expr(view)
+                if rest and isinstance(rest[0], ast.List):
+                    for idx in rest[0].elts:
+                        self.expr(idx)
+                    rest = rest[1:]
+                for arg in rest:
+                    self.expr(arg)
+                return
+            if pk_name == "printf":
+                for arg in e.args[1:]:
+                    self.expr(arg)
+                return
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "math":
+            if func.attr not in MATH_FUNCTIONS:
+                self.add("builtin", e, f"math.{func.attr} is not translated upstream")
+        else:
+            self.add("builtin", e, f"call of `{ast.unparse(func)}`")
+        for arg in e.args:
+            if self._is_subview(arg):
+                self.add("inline-subview", arg, "subview passed inline: assign it to a name first")
+                continue
+            self.expr(arg)
+
+    def _subscript(self, e: ast.Subscript) -> None:
+        if isinstance(e.slice, ast.Tuple):
+            if any(isinstance(p, ast.Slice) for p in e.slice.elts):
+                self.add("inline-subview", e, "subview inside an expression")
+            else:
+                self.add("view-indexing", e, f"`{ast.unparse(e)}`: index as v[i][j]")
+            for p in e.slice.elts:
+                self.expr(p)
+        elif isinstance(e.slice, ast.Slice):
+            self.add("inline-subview", e, "slice inside an expression")
+        else:
+            self.expr(e.slice)
+        base = e.value
+        if isinstance(base, ast.Subscript):
+            self._subscript(base)
+        else:
+            self.expr(base)
