@@ -59,15 +59,30 @@ REJECTED_EXPRS = {
 
 
 def _stored_names(body: list) -> set:
-    """Names assigned anywhere in a function body (Python's rule for what is local)."""
+    """Names assigned anywhere in a function body (Python's rule for what is local).
+
+    Only statements bind names in the kernel subset (comprehensions, walrus, ``with ... as``
+    and ``except ... as`` are rejected), so only their targets are visited.
+    """
     names, stack = set(), list(body)
     while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        stack.extend(ast.iter_child_nodes(node))
+        stmt = stack.pop()
+        if isinstance(stmt, ast.Assign):
+            targets = list(stmt.targets)
+        elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor)):
+            targets = [stmt.target]
+        else:
+            targets = []
+        while targets:
+            target = targets.pop()
+            if isinstance(target, ast.Name):
+                names.add(target.id)
+            elif isinstance(target, (ast.Tuple, ast.List)):
+                targets.extend(target.elts)
+            elif isinstance(target, ast.Starred):
+                targets.append(target.value)
+        for field in ("body", "orelse"):
+            stack.extend(getattr(stmt, field, ()))
     return names
 
 

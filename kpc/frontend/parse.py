@@ -66,8 +66,9 @@ def parse_module(source: str, path: str = "<string>", signatures=None, strict: b
                                            f"{path} (kernels: {known})", "signature")
     module.rebuild_callgraph()
     _reject_recursion(module, source, strict)
-    _reject_callers_of_rejected(module, kernels, source, strict)
-    module.rebuild_callgraph()
+    if module.rejected:
+        _reject_callers_of_rejected(module, kernels, source, strict)
+        module.rebuild_callgraph()
     return module
 
 

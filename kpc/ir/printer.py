@@ -270,8 +270,8 @@ def format_constants(module) -> list:
 def format_module(module, show_decisions: bool = False) -> str:
     """The whole module: imports and frozen constants, functions in source order, the call graph
     edges, then the functions kept as Numba with the reason."""
-    header = format_imports(module.imports) + format_constants(module)
-    parts = ["\n".join(header)] if header else []
+    header = [lines for lines in (format_imports(module.imports), format_constants(module)) if lines]
+    parts = ["\n".join(lines) for lines in header]
     parts += [format_function(f, show_decisions) for f in module.functions.values()]
     edges = sorted(module.callgraph.edges)
     if edges:

@@ -45,6 +45,8 @@ func @scaled(a: f32[:], k: i32) -> f32   role=entry
 
 from __future__ import annotations
 
+import heapq
+
 from kpc.ir import intrinsics as lib
 from kpc.ir import nodes as n
 from kpc.ir.diagnostics import Diagnostic, KpcError, Note
@@ -89,31 +91,38 @@ class ModuleTyping:
 
     def run(self) -> None:
         module = self.module
-        order = [f for f in reversed(module.bottom_up())]
+        order = list(reversed(module.bottom_up()))
         position = {name: i for i, name in enumerate(order)}
-        dirty = set(order)
-        sweeps = 0
-        while dirty:
-            sweeps += 1
-            if sweeps > _MAX_SWEEPS * max(1, len(order)):
+        queue = list(range(len(order)))
+        queued = set(queue)
+        converged = {}
+        visits = 0
+        while queue:
+            visits += 1
+            if visits > _MAX_SWEEPS * max(1, len(order)):
                 raise RuntimeError("infer-types did not converge")
-            name = min(dirty, key=position.__getitem__)
-            dirty.discard(name)
-            function = module.functions[name]
-            params = self.param_types(function)
-            typing = FunctionTyping(self, function, params)
-            typing.run(final=False)
+            index = heapq.heappop(queue)
+            queued.discard(index)
+            name = order[index]
+            typing = FunctionTyping(self, module.functions[name], self.param_types(module.functions[name]))
+            typing.converge()
+            converged[name] = typing
+            dirty = []
             returned = typing.return_type
             if returned != self.returns.get(name, UNKNOWN):
                 self.returns[name] = returned
-                dirty.update(module.callers(name))
+                dirty += module.callers(name)
             for callee, records in typing.calls.items():
                 if replace_records(self.sites[callee], name, records):
-                    dirty.add(callee)
+                    dirty.append(callee)
+            for other in dirty:
+                if position[other] not in queued:
+                    queued.add(position[other])
+                    heapq.heappush(queue, position[other])
         for name in order:
-            function = self.module.functions[name]
-            typing = FunctionTyping(self, function, self.param_types(function))
-            typing.run(final=True)
+            function = module.functions[name]
+            typing = converged[name]
+            typing.finish()
             for param, ty in zip(function.params, typing.params):
                 param.type = ty
             function.locals = typing.local_types()
@@ -225,6 +234,8 @@ class FunctionTyping:
         self.returns: list = []
         self.calls: dict = {}
         self.final = False
+        self.unstable = False
+        self.missed: set = set()
 
     def error(self, node, message: str, construct: str = "type error", hint: str = "", notes=None) -> KpcError:
         return self.mt.error(node.loc, message, construct, hint, notes)
@@ -242,23 +253,25 @@ class FunctionTyping:
                 f"--signature '{self.function.name}(...)' or an eager @njit signature")
 
     # -- driver
-    def run(self, final: bool) -> None:
-        for i in range(10):
-            before = dict(self.first_def_types())
+    def converge(self) -> None:
+        """Type the body until no local changes type (one pass for straight-line code)."""
+        for _ in range(_MAX_SWEEPS):
+            self.unstable = False
+            self.missed = set()
             self.returns = []
             self.calls = {}
             self.block(self.function.body)
-            if self.first_def_types() == before and i > 0:
-                break
-        if final:
-            self.final = True
-            self.returns = []
-            self.calls = {}
-            self.block(self.function.body)
-            self.check_returns()
+            if not self.unstable:
+                return
+        raise RuntimeError(f"infer-types: the locals of '{self.function.name}' did not converge")
 
-    def first_def_types(self) -> dict:
-        return {name: ty for name, (loc, ty) in self.first_def.items()}
+    def finish(self) -> None:
+        """The last pass: every name must be known now; check the return statements."""
+        self.final = True
+        self.returns = []
+        self.calls = {}
+        self.block(self.function.body)
+        self.check_returns()
 
     def local_types(self) -> dict:
         return {name: self.env_type(name) for name in self.first_def if name not in self.param_names}
@@ -299,6 +312,8 @@ class FunctionTyping:
             return
         if name not in self.first_def:
             self.first_def[name] = (node.loc, ty)
+            if name in self.missed:
+                self.unstable = True
             return
         first_loc, current = self.first_def[name]
         unified = rules.unify(current, ty)
@@ -307,7 +322,9 @@ class FunctionTyping:
                                    f"here but a {current} at {first_loc}", "type conflict",
                              "use a separate variable for each type",
                              notes=[Note(f"'{name}' is first assigned a {current} here", first_loc)])
-        self.first_def[name] = (first_loc, unified)
+        if unified != current:
+            self.unstable = True
+            self.first_def[name] = (first_loc, unified)
 
     def lookup(self, node: n.Name) -> Type:
         name = node.id
@@ -320,6 +337,7 @@ class FunctionTyping:
         if self.final:
             raise self.error(node, f"name '{name}' is used in kernel '{self.function.name}' but never assigned",
                              "undefined name")
+        self.missed.add(name)
         return UNKNOWN
 
     # -- statements

@@ -66,6 +66,9 @@ _ARRAY_FIRST_NUMPY = {"sum", "prod", "min", "max", "amin", "amax", "mean", "std"
                       "diff", "trace", "nansum", "nanmean", "nanmin", "nanmax", "median",
                       "count_nonzero", "linalg.norm"}
 _BITWISE = {"&", "|", "^", "<<", ">>"}
+# Calls whose result has the rank of their first argument.
+_SAME_RANK = {"np.empty_like", "np.zeros_like", "np.ones_like", "np.full_like", "np.copy", ".copy",
+              "np.ascontiguousarray", "np.asarray", ".astype"}
 _MATRIX_NUMPY = {"dot", "vdot", "matmul", "outer"}
 _SHAPE_FIRST_NUMPY = {"empty", "zeros", "ones", "full", "eye", "identity", "arange"}
 
@@ -179,6 +182,10 @@ class _FunctionUses:
             elif isinstance(node, n.BinOp) and node.op in _BITWISE:
                 self.integer_use(node.left, f"an operand of {node.op}")
                 self.integer_use(node.right, f"an operand of {node.op}")
+            elif isinstance(node, n.BinOp) and node.op in ("%", "//"):
+                for this, other in ((node.left, node.right), (node.right, node.left)):
+                    if isinstance(other, n.Const) and type(other.value) is int:
+                        self.integer_use(this, f"an operand of {node.op} with an integer constant")
             elif isinstance(node, n.BinOp) and node.op == "@":
                 for operand in (node.left, node.right):
                     self.array_use(operand, "an operand of @")
@@ -213,6 +220,9 @@ class _FunctionUses:
                 delta = _int_count(value) - _none_count(value)
                 self.relate(value.base.id, target.id, delta, value.loc)
                 self.sym(target.id).element_of = value.base.id
+            elif isinstance(value, n.Call) and value.kind == "numpy" and value.func in _SAME_RANK \
+                    and value.args and isinstance(value.args[0], n.Name):
+                self.relate(value.args[0].id, target.id, 0, value.loc)
         elif isinstance(target, n.TupleExpr) and isinstance(value, n.Attribute) and value.attr == "shape" \
                 and isinstance(value.value, n.Name):
             name = value.value.id
