@@ -376,7 +376,7 @@ class FunctionLowering:
         if qualified is not None:
             return self.qualified_value(node, qualified)
         if node.attr not in lib.ARRAY_ATTRIBUTES:
-            raise self.reject(node, "unsupported attribute", f".{node.attr}")
+            raise self.reject(node, "attribute", f".{node.attr}")
         return n.Attribute(self.expr(node.value), node.attr, loc=self.loc(node))
 
     def compare(self, node: ast.Compare) -> n.Expr:
@@ -445,7 +445,7 @@ class FunctionLowering:
             if qualified is not None:
                 return self.library_call(node, qualified)
             if func.attr not in lib.ARRAY_METHODS:
-                raise self.reject(func, "unsupported array method", f".{func.attr}()")
+                raise self.reject(func, "array method", f".{func.attr}()")
             obj = self.expr(func.value)
             args = [obj] + [self.expr(a) for a in node.args]
             return n.Call(f".{func.attr}", args, "numpy", self.keywords(node), loc=loc)
@@ -481,7 +481,7 @@ class FunctionLowering:
         module, _, attr = qualified.rpartition(".")
         if module == "math":
             if attr not in lib.MATH_FUNCS:
-                raise self.reject(node, "unsupported math function", f"math.{attr}()")
+                raise self.reject(node, "math function", f"math.{attr}()")
             self.no_keywords(node, f"math.{attr}")
             return n.Call(f"math.{attr}", [self.expr(a) for a in node.args], "math", loc=loc)
         if module == "numpy" and attr in lib.NUMPY_DTYPES or \
@@ -494,7 +494,7 @@ class FunctionLowering:
         if module.startswith("numpy"):
             name = qualified[len("numpy."):]
             if name not in lib.NUMPY_FUNCS:
-                raise self.reject(node, "unsupported NumPy function", f"np.{name}()")
+                raise self.reject(node, "NumPy function", f"np.{name}()")
             args = [self.expr(a) for a in node.args]
             return n.Call(f"np.{name}", args, "numpy", self.keywords(node), loc=loc)
         if qualified == "numba.prange":
