@@ -36,7 +36,7 @@ After (called as ``lj(r)`` with ``r: f64`` from another kernel)::
 ... ''', "m.py")
 >>> _ = run_pipeline(m, PassContext(), ["infer-types"])
 >>> print(format_function(m.functions["scaled"]))
-func @scaled(a: f32[:], k: i32) -> f32   role=entry
+func @scaled(a: f32[:], k: i32) -> f32   role=entry signatures=['f4(f4[:], i4)']
   s: f64 = 0
   for i: i32 in range(0, k):
     s += a[i] * 2
@@ -159,7 +159,7 @@ class ModuleTyping:
                         "kpc gives each device function one signature: make every call pass the same "
                         "types (float(x), a.astype(...), a[i, :] for rows)",
                         notes=[Note(f"called with {param.name}: {first[i][1]} here", first[i][0])])
-                if unified != result[i] and unified != ty:
+                if ty != result[i]:
                     self.warn(loc, f"'{function.name}' is called with {param.name}: {ty} here and "
                                    f"{first[i][1]} at {first[i][0]}; both calls use {unified}")
                 result[i] = unified
