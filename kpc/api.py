@@ -122,3 +122,317 @@ def check_pykokkos(path) -> list:
 
     with open(os.fspath(path), encoding="utf-8") as handle:
         return check(handle.read())
+
+
+# --------------------------------------------------------------------------- Kokkos C++ target
+
+KOKKOS_SPACES = {"openmp": "OpenMP", "serial": "Serial", "cuda": "Cuda"}
+
+
+@dataclass
+class Specialized:
+    """One compiled specialization: a function, its argument types (``kpc.runtime.dispatch``
+    tuples), the cache entry and the pybind11 symbol; ``built``: compiled now (not a cache hit)."""
+
+    function: str
+    types: tuple
+    key: str
+    symbol: str
+    built: bool
+    seconds: float
+
+
+@dataclass
+class BuildResult:
+    """What ``build`` wrote: the drop-in module, the functions it translated, the functions
+    kept as Numba (name -> reason) and the specializations compiled ahead of time."""
+
+    module_path: str
+    functions: list
+    rejected: dict
+    specializations: list
+    space: str
+    cache_root: str
+
+    def report(self) -> str:
+        from kpc.runtime.dispatch import format_type
+
+        lines = [f"{self.module_path}: {len(self.functions)} translated to Kokkos C++ ({self.space}), "
+                 f"{len(self.rejected)} kept as Numba"]
+        for s in self.specializations:
+            state = f"built in {s.seconds:.1f} s" if s.built else "cached"
+            signature = ", ".join(format_type(t) for t in s.types)
+            lines.append(f"  {s.function}({signature})  {state}  [{s.key[:12]}]")
+        lazy = [f for f in self.functions if not any(s.function == f for s in self.specializations)]
+        if lazy:
+            lines.append(f"  compiled on first call: {', '.join(lazy)}")
+        for name, reason in self.rejected.items():
+            lines.append(f"  kept as Numba: {name}: {reason.splitlines()[0] if reason else ''}")
+        return "\n".join(lines)
+
+
+def build(path, out, signatures=None, space: str = "openmp", strict: bool = False,
+          source: str | None = None) -> BuildResult:
+    """Translate the Numba kernels of ``path`` to Kokkos C++ and write the drop-in ``<out>/<stem>.py``.
+
+    Functions with eager signatures (``@njit("f8(f8[:])")``) or with ``signatures``
+    given here (as for ``load_module``) are compiled now, all of them in one C++
+    translation unit, and accept only those signatures (as Numba's eager dispatch
+    does); the others compile on the first call for each new argument-type
+    signature. Compiled modules live in the build cache (``$KPC_CACHE_DIR``).
+    Functions kpc cannot translate stay Numba in the drop-in module (``strict``:
+    raise instead).
+    """
+    from kpc.backend.kokkos.dropin import DropinFunction, emit_dropin, python_signature
+    from kpc.runtime.cache import BuildCache
+
+    path = os.path.abspath(os.fspath(path))
+    if space not in KOKKOS_SPACES:
+        raise ValueError(f"unknown execution space {space!r}; expected one of {', '.join(KOKKOS_SPACES)}")
+    if source is None:
+        with open(path, encoding="utf-8") as handle:
+            source = handle.read()
+    generic = load_module(path, source=source, strict=strict)
+    rejected = {name: str(r.diagnostic) for name, r in generic.rejected.items()}
+    for name, reason in _untranslatable(path, source, generic).items():
+        if strict:
+            raise KpcError.at(generic.functions[name].loc, reason, "kokkos backend")
+        rejected[name] = reason
+    translated = [name for name in generic.functions if name not in rejected]
+
+    requests, eager = [], set()
+    for name, texts in _signature_requests(signatures, generic).items():
+        if name in rejected:
+            continue
+        eager.add(name)
+        requests += [(name, types) for types in texts]
+    specialized = compile_specializations(path, requests, space, source=source) if requests else []
+
+    functions = []
+    for name in translated:
+        function = generic.functions[name]
+        params = [p.name for p in function.params]
+        signature, call_args = python_signature(source, name, params)
+        functions.append(DropinFunction(name, tuple(params), signature, call_args, function.docstring,
+                                        name in eager))
+    stem = os.path.splitext(os.path.basename(path))[0]
+    cache_root = str(BuildCache().root)
+    text = emit_dropin(
+        source_path=path, source_text=source, name=stem, docstring=_module_docstring(source), space=space,
+        options={}, cache_root=cache_root, functions=functions,
+        prebuilt=[(s.function, s.types, s.key, s.symbol) for s in specialized], rejected=rejected,
+    )
+    output = os.path.join(os.fspath(out), f"{stem}.py")
+    os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
+    temporary = f"{output}.{os.getpid()}.tmp"
+    with open(temporary, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(temporary, output)
+    return BuildResult(output, translated, rejected, specialized, space, cache_root)
+
+
+def compile_specialization(source_path, function: str, types: tuple, space: str, options: dict) -> tuple:
+    """Compile one function for one argument-type signature: ``(cache key, symbol)``.
+
+    Called by a drop-in module the first time it sees new argument types.
+    """
+    result = compile_specializations(source_path, [(function, tuple(types))], space)
+    return result[0].key, result[0].symbol
+
+
+def compile_specializations(path, requests, space: str = "openmp", source: str | None = None) -> list:
+    """Compile ``requests`` (``(function, argument types)`` pairs) into one translation unit.
+
+    Returns a ``Specialized`` per request, in order. A request the compiler cannot type
+    raises ``kpc.runtime.dispatch.SpecializationTypeError``.
+    """
+    import sys
+    import time
+
+    from kpc import __version__
+    from kpc.backend.kokkos.emitter import INCLUDE_DIR, Specialization, emit_translation_unit
+    from kpc.runtime.cache import BuildCache, cache_key
+    from kpc.runtime.kokkos import find_kokkos
+    from kpc.runtime.toolchain import compile_extension, extension_suffix, toolchain_for
+
+    path = os.path.abspath(os.fspath(path))
+    if source is None:
+        with open(path, encoding="utf-8") as handle:
+            source = handle.read()
+    install = find_kokkos()
+    backend = KOKKOS_SPACES.get(space)
+    if backend is None:
+        raise ValueError(f"unknown execution space {space!r}; expected one of {', '.join(KOKKOS_SPACES)}")
+    if backend not in install.backends:
+        raise RuntimeError(f"execution space {space!r} needs a Kokkos built with {backend}; the Kokkos "
+                           f"{install.version} at {install.root} has {', '.join(install.backends)}")
+    if backend == "Cuda":
+        raise RuntimeError("kpc's Kokkos C++ target wraps NumPy host memory; the cuda execution space is not "
+                           "supported yet (use space='openmp' or 'serial')")
+    toolchain = toolchain_for(install)
+
+    rounds: list = []
+    for function, types in requests:
+        for entries in rounds:
+            if function not in entries:
+                entries[function] = tuple(types)
+                break
+        else:
+            rounds.append({function: tuple(types)})
+    specializations = [_typed_specialization(path, source, entries) for entries in rounds]
+    specializations = [Specialization(module, list(entries)) for module, entries in zip(specializations, rounds)]
+    stem = os.path.splitext(os.path.basename(path))[0]
+    unit = emit_translation_unit(specializations, space=space, source=path, generated_name=f"{stem}.kokkos.cpp")
+
+    extra = [f"-I{INCLUDE_DIR}", "-fwrapv"] + (["-ffast-math"] if unit.fastmath else [])
+    material = {
+        "kind": "kokkos-module",
+        "source": unit.source,
+        "headers": unit.headers_digest,
+        "entries": [[e.symbol, [str(t) for t in e.arg_types]] for e in unit.entries],
+        "space": space,
+        "kokkos": {"root": str(install.root), "version": install.version, "backends": list(install.backends)},
+        "compiler": [toolchain.compiler, toolchain.compiler_id, toolchain.compiler_version],
+        "command": toolchain.compile_command("SOURCE", "LIBRARY", extra),
+        "python": [sys.version, extension_suffix()],
+        "kpc": __version__,
+    }
+    key = cache_key(material)
+
+    def compile_source(source_path, library, module_name):
+        compile_extension(source_path, library, toolchain, extra + [f"-DKPC_MODULE_NAME={module_name}"])
+
+    metadata = {
+        "python_source": path,
+        "entries": [{"function": e.function, "types": [str(t) for t in e.arg_types], "symbol": e.symbol}
+                    for e in unit.entries],
+        "space": space,
+        "kokkos": material["kokkos"],
+        "compiler": material["compiler"],
+        "command": material["command"],
+        "kpc": __version__,
+    }
+    started = time.perf_counter()
+    entry, built = BuildCache().get_or_build(key, unit.source, compile_source, metadata, extension_suffix())
+    seconds = time.perf_counter() - started
+    result = []
+    for index, entries in enumerate(rounds):
+        for function, types in entries.items():
+            result.append((function, types, index))
+    by_request = {(f, t): Specialized(f, t, entry.key, f"{f}__s{i}", built, seconds) for f, t, i in result}
+    return [by_request[(f, tuple(t))] for f, t in requests]
+
+
+def _typed_specialization(path, source, entries: dict):
+    """The module typed for ``entries`` (function -> argument types) after the kokkos pipeline,
+    holding only those functions and what they call."""
+    import networkx as nx
+
+    from kpc.passes.manager import PassContext, run_pipeline
+    from kpc.runtime.dispatch import SpecializationTypeError, format_type
+
+    texts = [f"{name}({', '.join(format_type(t) for t in types)})" for name, types in entries.items()]
+    try:
+        module = load_module(path, signatures=texts, source=source)
+    except KpcError as error:
+        raise SpecializationTypeError(_reason(error)) from None
+    for name in entries:
+        if name in module.rejected:
+            raise SpecializationTypeError(str(module.rejected[name].diagnostic))
+    keep = set(entries)
+    for name in entries:
+        keep |= nx.descendants(module.callgraph, name)
+    for name in list(module.functions):
+        if name not in keep:
+            del module.functions[name]
+    module.rebuild_callgraph()
+    try:
+        run_pipeline(module, PassContext(target="kokkos"))
+    except KpcError as error:
+        raise SpecializationTypeError(_reason(error)) from None
+    return module
+
+
+def _signature_requests(signatures, generic) -> dict:
+    """function -> list of argument-type tuples, from ``signatures`` and eager decorator signatures."""
+    from kpc.ir.signature import parse_signature
+
+    requested: dict = {}
+
+    def add(name, text):
+        parsed = parse_signature(text)
+        requested.setdefault(parsed.name or name, []).append(tuple(_runtime_type(t) for t in parsed.args))
+
+    if isinstance(signatures, dict):
+        for name, value in signatures.items():
+            for text in ([value] if isinstance(value, str) else value):
+                add(name, text)
+    elif signatures:
+        for text in signatures:
+            add(None, text)
+    for name, function in generic.functions.items():
+        if name not in requested:
+            for text in function.signatures:
+                add(name, text)
+    return requested
+
+
+def _runtime_type(t) -> tuple:
+    """An IR type as the runtime's argument-type tuple."""
+    from kpc.ir.types import ArrayType, ScalarType
+
+    if isinstance(t, ArrayType):
+        return ("array", t.dtype.name, t.ndim, t.layout)
+    if isinstance(t, ScalarType):
+        return ("scalar", t.name)
+    raise ValueError(f"kpc cannot take arguments of type {t} from Python yet")
+
+
+def _untranslatable(path, source, generic) -> dict:
+    """Functions whose generic typing (float64 assumed) the pipeline or the Kokkos emitter
+    rejects: name -> reason. Checked without compiling anything."""
+    import networkx as nx
+
+    from kpc.backend.kokkos.cxx import BackendError
+    from kpc.backend.kokkos.emitter import Specialization, emit_translation_unit
+    from kpc.passes.manager import PassContext, run_pipeline
+
+    def check(names) -> None:
+        module = load_module(path, source=source)
+        for name in list(module.functions):
+            if name not in names and not any(name in nx.descendants(module.callgraph, k) for k in names):
+                del module.functions[name]
+        module.rebuild_callgraph()
+        run_pipeline(module, PassContext(target="kokkos"))
+        for name in names:
+            if name in module.rejected:
+                raise KpcError(module.rejected[name].diagnostic)
+            emit_translation_unit([Specialization(module, [name])])
+
+    names = list(generic.functions)
+    try:
+        check(names)
+        return {}
+    except (KpcError, BackendError):
+        pass
+    reasons = {}
+    for name in names:
+        try:
+            check([name])
+        except (KpcError, BackendError) as error:
+            reasons[name] = _reason(error)
+    return reasons
+
+
+def _reason(error) -> str:
+    diagnostic = getattr(error, "diagnostic", None)
+    return diagnostic.format() if diagnostic is not None else str(error)
+
+
+def _module_docstring(source: str) -> str | None:
+    import ast
+
+    try:
+        return ast.get_docstring(ast.parse(source), clean=False)
+    except SyntaxError:
+        return None

@@ -1,0 +1,402 @@
+"""Facts the Kokkos emitter needs about a function: which arrays it writes, which integer
+expressions are provably non-negative, and where each local variable is declared.
+
+Python locals live for the whole function; C++ variables live in a block. A local is
+declared where it is first assigned when that assignment starts every use of it
+(``acc = 0.0`` at the top of a loop body, then used only in that body), and at the
+top of its scope otherwise, so a value that crosses loop iterations or branches is
+kept exactly as Python keeps it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kpc.ir import nodes as n
+from kpc.ir.types import ArrayType, ScalarType
+
+
+# --------------------------------------------------------------------------- names
+
+
+def names_in(expr) -> set:
+    """Names read by an expression (or a list of them)."""
+    found = set()
+    for node in n.walk(expr):
+        if isinstance(node, n.Name):
+            found.add(node.id)
+    return found
+
+
+def stored_names(target) -> list:
+    """Names bound by an assignment target (``x`` or ``x, y``); element stores bind none."""
+    if isinstance(target, n.Name):
+        return [target.id]
+    if isinstance(target, n.TupleExpr):
+        out = []
+        for element in target.elements:
+            out += stored_names(element)
+        return out
+    return []
+
+
+def stmt_reads(stmt) -> set:
+    """Names a statement reads in its own expressions (not in nested bodies)."""
+    if isinstance(stmt, n.Assign):
+        reads = names_in(stmt.value)
+        if not isinstance(stmt.target, (n.Name, n.TupleExpr)):
+            reads |= names_in(stmt.target)
+        return reads
+    if isinstance(stmt, n.AugAssign):
+        return names_in(stmt.value) | names_in(stmt.target)
+    if isinstance(stmt, n.For):
+        return names_in([stmt.start, stmt.stop, stmt.step])
+    if isinstance(stmt, (n.While, n.If)):
+        return names_in(stmt.test)
+    if isinstance(stmt, (n.Return, n.ExprStmt)):
+        return names_in(stmt.value) if stmt.value is not None else set()
+    return set()
+
+
+def stmt_stores(stmt) -> set:
+    """Names a statement binds itself (not in nested bodies)."""
+    if isinstance(stmt, n.Assign):
+        return set(stored_names(stmt.target))
+    if isinstance(stmt, n.AugAssign):
+        return set(stored_names(stmt.target))
+    if isinstance(stmt, n.For):
+        return {stmt.var.id}
+    return set()
+
+
+def nested_blocks(stmt) -> list:
+    if isinstance(stmt, (n.For, n.While)):
+        return [stmt.body]
+    if isinstance(stmt, n.If):
+        return [stmt.body, stmt.orelse]
+    return []
+
+
+def all_stores(stmts) -> set:
+    out = set()
+    for stmt in stmts:
+        out |= stmt_stores(stmt)
+        for block in nested_blocks(stmt):
+            out |= all_stores(block)
+    return out
+
+
+def all_reads(stmts) -> set:
+    out = set()
+    for stmt in stmts:
+        out |= stmt_reads(stmt)
+        for block in nested_blocks(stmt):
+            out |= all_reads(block)
+    return out
+
+
+# --------------------------------------------------------------------------- regions
+
+
+def region_loops(loop: n.For) -> list:
+    """The loops a parallel region collapses: the ``For`` itself, plus the nested ones of an MDRange."""
+    loops = [loop]
+    depth = loop.parallel.depth if loop.parallel and loop.parallel.policy == "MDRange" else 1
+    while len(loops) < depth:
+        body = loops[-1].body
+        if len(body) != 1 or not isinstance(body[0], n.For):
+            raise ValueError(f"MDRange of depth {depth} over loops that are not perfectly nested")
+        loops.append(body[0])
+    return loops
+
+
+@dataclass
+class RegionVars:
+    """Variables of a parallel region: the lambda's index variables, the reduction (or
+    scan) variables, the locals private to each iteration, and the captured names."""
+
+    indices: list
+    combined: list
+    privates: list
+    captures: list
+
+
+def region_vars(loop: n.For) -> RegionVars:
+    loops = region_loops(loop)
+    body = loops[-1].body
+    indices = [l.var.id for l in loops]
+    info = loop.parallel
+    combined = [r.var for r in info.reductions]
+    if info.scan is not None:
+        combined.append(info.scan.var)
+    privates = sorted(all_stores(body) - set(indices) - set(combined))
+    reads = all_reads(body) | names_in([x for l in loops[1:] for x in (l.start, l.stop, l.step)])
+    captures = sorted(reads - set(indices) - set(combined) - set(privates))
+    return RegionVars(indices, combined, privates, captures)
+
+
+# --------------------------------------------------------------------------- written arrays
+
+
+def written_params(module) -> dict:
+    """For every function, the parameters whose elements it writes (directly, through a
+    subview held in a local, or through a callee), computed to a fixpoint over calls."""
+    written = {name: set() for name in module.functions}
+    changed = True
+    while changed:
+        changed = False
+        for name, function in module.functions.items():
+            roots = _alias_roots(function)
+            found = set(written[name])
+            for node in n.walk(function):
+                target = None
+                if isinstance(node, (n.Assign, n.AugAssign)) and isinstance(node.target, n.Index):
+                    target = node.target.base
+                if target is not None and isinstance(target, n.Name):
+                    found |= roots.get(target.id, set())
+                if isinstance(node, n.Call) and node.kind == "kernel" and node.func in module.functions:
+                    callee = module.functions[node.func]
+                    bound = list(zip(callee.params, node.args)) + [
+                        (callee.param(k), v) for k, v in node.kwargs.items()
+                    ]
+                    for param, arg in bound:
+                        if param.name in written[node.func]:
+                            base = _base_name(arg)
+                            if base is not None:
+                                found |= roots.get(base, set())
+            params = {p.name for p in function.params}
+            found &= params
+            if found != written[name]:
+                written[name] = found
+                changed = True
+    return written
+
+
+def _base_name(expr):
+    while isinstance(expr, n.Index):
+        expr = expr.base
+    return expr.id if isinstance(expr, n.Name) else None
+
+
+def _alias_roots(function) -> dict:
+    """Name -> the parameters it may view (a parameter views itself; ``row = a[i]`` views ``a``)."""
+    roots = {p.name: {p.name} for p in function.params}
+    changed = True
+    while changed:
+        changed = False
+        for node in n.walk(function):
+            if isinstance(node, n.Assign) and isinstance(node.target, n.Name):
+                base = _base_name(node.value)
+                if base is not None and base in roots:
+                    merged = roots.get(node.target.id, set()) | roots[base]
+                    if merged != roots.get(node.target.id):
+                        roots[node.target.id] = merged
+                        changed = True
+    return roots
+
+
+# --------------------------------------------------------------------------- intervals
+
+
+@dataclass(frozen=True)
+class Interval:
+    lo: int | None = None
+    hi: int | None = None
+
+    @property
+    def nonnegative(self) -> bool:
+        return self.lo is not None and self.lo >= 0
+
+    @property
+    def positive(self) -> bool:
+        return self.lo is not None and self.lo > 0
+
+
+UNBOUNDED = Interval()
+
+
+def _add(a, b):
+    return None if a is None or b is None else a + b
+
+
+class Intervals:
+    """Integer ranges of expressions, from constants, array extents and range() loops.
+
+    Flow-insensitive: a local contributes only when the function assigns it exactly
+    once (loop variables are assigned by their ``for``), which is what indices of
+    stencils and loop nests look like.
+
+    >>> from kpc.ir.nodes import *
+    >>> i = Name("i")
+    >>> loop = For(i, Const(2), Name("n"), Const(1), [])
+    >>> f = Function("f", [], [Assign(Name("n"), Const(10)), loop])
+    >>> iv = Intervals(f)
+    >>> iv.of(BinOp("-", Name("i"), Const(2))), iv.of(BinOp("-", Name("i"), Const(3))).nonnegative
+    (Interval(lo=0, hi=7), False)
+    """
+
+    def __init__(self, function):
+        self.definitions: dict = {}
+        counts: dict = {}
+        for node in n.walk(function):
+            if isinstance(node, n.For):
+                counts[node.var.id] = counts.get(node.var.id, 0) + 1
+                self.definitions[node.var.id] = node
+            elif isinstance(node, (n.Assign, n.AugAssign)):
+                for name in stored_names(node.target):
+                    counts[name] = counts.get(name, 0) + (1 if isinstance(node, n.Assign) else 2)
+                    self.definitions[name] = node
+        for p in function.params:
+            counts[p.name] = counts.get(p.name, 0) + 2
+        self.single = {name for name, count in counts.items() if count == 1}
+        self._cache: dict = {}
+        self._active: set = set()
+
+    def name(self, name: str) -> Interval:
+        if name not in self.single or name in self._active:
+            return UNBOUNDED
+        if name in self._cache:
+            return self._cache[name]
+        self._active.add(name)
+        try:
+            result = self._definition(name, self.definitions[name])
+        finally:
+            self._active.discard(name)
+        self._cache[name] = result
+        return result
+
+    def _definition(self, name, node) -> Interval:
+        if isinstance(node, n.For):
+            step = node.step.value if isinstance(node.step, n.Const) else None
+            if not isinstance(step, int) or step == 0:
+                return UNBOUNDED
+            start, stop = self.of(node.start), self.of(node.stop)
+            if step > 0:
+                return Interval(start.lo, None if stop.hi is None else stop.hi - 1)
+            return Interval(None if stop.lo is None else stop.lo + 1, start.hi)
+        if isinstance(node, n.Assign):
+            if isinstance(node.target, n.Name):
+                return self.of(node.value)
+            if isinstance(node.target, n.TupleExpr):
+                position = [getattr(e, "id", None) for e in node.target.elements].index(name)
+                if isinstance(node.value, n.Attribute) and node.value.attr == "shape":
+                    return Interval(0, None)
+                if isinstance(node.value, n.TupleExpr) and len(node.value.elements) == len(node.target.elements):
+                    return self.of(node.value.elements[position])
+        return UNBOUNDED
+
+    def of(self, expr) -> Interval:
+        if isinstance(expr, n.Const) and isinstance(expr.value, int) and not isinstance(expr.value, bool):
+            return Interval(expr.value, expr.value)
+        if isinstance(expr, n.GlobalConst) and isinstance(expr.value, int) and not isinstance(expr.value, bool):
+            return Interval(expr.value, expr.value)
+        if isinstance(expr, n.Name):
+            return self.name(expr.id)
+        if isinstance(expr, n.Index) and isinstance(expr.base, n.Attribute) and expr.base.attr == "shape":
+            return Interval(0, None)
+        if isinstance(expr, n.Attribute) and expr.attr in ("size", "ndim"):
+            return Interval(0, None)
+        if isinstance(expr, n.Call) and expr.kind == "builtin" and expr.func == "len":
+            return Interval(0, None)
+        if isinstance(expr, n.Call) and expr.kind == "builtin" and expr.func in ("min", "max") and expr.args:
+            parts = [self.of(a) for a in expr.args]
+            if expr.func == "min":
+                lo = None if any(p.lo is None for p in parts) else min(p.lo for p in parts)
+                his = [p.hi for p in parts if p.hi is not None]
+                return Interval(lo, min(his) if his else None)
+            los = [p.lo for p in parts if p.lo is not None]
+            hi = None if any(p.hi is None for p in parts) else max(p.hi for p in parts)
+            return Interval(max(los) if los else None, hi)
+        if isinstance(expr, n.UnaryOp) and expr.op == "-":
+            inner = self.of(expr.operand)
+            return Interval(None if inner.hi is None else -inner.hi, None if inner.lo is None else -inner.lo)
+        if isinstance(expr, n.BinOp):
+            a, b = self.of(expr.left), self.of(expr.right)
+            if expr.op == "+":
+                return Interval(_add(a.lo, b.lo), _add(a.hi, b.hi))
+            if expr.op == "-":
+                return Interval(_add(a.lo, None if b.hi is None else -b.hi), _add(a.hi, None if b.lo is None else -b.lo))
+            if expr.op == "*" and a.nonnegative and b.nonnegative:
+                hi = None if a.hi is None or b.hi is None else a.hi * b.hi
+                return Interval(a.lo * b.lo, hi)
+            if expr.op == "//" and a.nonnegative and b.positive:
+                return Interval(a.lo // (b.hi or a.lo + 1) if b.hi else 0, None if a.hi is None else a.hi // b.lo)
+            if expr.op == "%" and b.positive:
+                return Interval(0, None if b.hi is None else b.hi - 1)
+        return UNBOUNDED
+
+
+# --------------------------------------------------------------------------- declarations
+
+
+@dataclass
+class DeclarationPlan:
+    """Where each local is declared: ``top[id(block)]`` lists names declared at the top of
+    a scope; ``inline`` holds ``(id(assign), name)`` pairs declared by that assignment;
+    ``for_init`` holds ids of loops that declare their variable in the for-init."""
+
+    top: dict = field(default_factory=dict)
+    inline: set = field(default_factory=set)
+    for_init: set = field(default_factory=set)
+
+
+def plan_declarations(body: list, skip: set, is_region) -> DeclarationPlan:
+    """Plan declarations for the scope ``body`` and every parallel-region scope inside it.
+
+    ``skip``: names not to declare here (parameters, or captured names of a region);
+    ``is_region(loop)``: whether a ``For`` becomes a parallel region (a new C++ scope).
+    """
+    plan = DeclarationPlan()
+    _plan_scope(body, skip, is_region, plan)
+    return plan
+
+
+def _plan_scope(body, skip, is_region, plan, region_names=()):
+    refs: dict = {}
+    stores: set = set()
+    blocks = {id(body): body}
+
+    def visit(block, path):
+        for index, stmt in enumerate(block):
+            here = path + [(id(block), index)]
+            if isinstance(stmt, n.For) and is_region(stmt):
+                vars_ = region_vars(stmt)
+                for name in stmt_reads(stmt) | set(vars_.captures) | set(vars_.combined):
+                    refs.setdefault(name, []).append(here)
+                inner_body = region_loops(stmt)[-1].body
+                _plan_scope(inner_body, set(), is_region, plan, region_names=vars_.indices + vars_.combined)
+                continue
+            for name in stmt_reads(stmt) | stmt_stores(stmt):
+                refs.setdefault(name, []).append(here)
+            stores.update(stmt_stores(stmt))
+            for nested in nested_blocks(stmt):
+                blocks[id(nested)] = nested
+                visit(nested, here)
+
+    visit(body, [])
+    top = plan.top.setdefault(id(body), [])
+    for name in sorted(stores - set(skip) - set(region_names)):
+        paths = refs[name]
+        common = paths[0]
+        for path in paths[1:]:
+            length = 0
+            while length < min(len(common), len(path)) and common[length][0] == path[length][0]:
+                length += 1
+            common = common[:length]
+        depth = len(common)
+        # Every reference lies in the block common[-1]; find the first statement there.
+        block = blocks[common[-1][0]]
+        first = min(path[depth - 1][1] for path in paths)
+        stmt = block[first]
+        if isinstance(stmt, n.Assign) and name in stored_names(stmt.target) and name not in names_in(stmt.value):
+            plan.inline.add((id(stmt), name))
+        elif (
+            isinstance(stmt, n.For)
+            and stmt.var.id == name
+            and all(path[depth - 1][1] == first for path in paths)
+            and name not in all_stores(stmt.body)
+        ):
+            plan.for_init.add(id(stmt))
+        else:
+            top.append(name)
+    return plan

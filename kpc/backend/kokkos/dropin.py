@@ -1,0 +1,104 @@
+"""The drop-in Python module of a Kokkos build: same function names, signatures and docstrings.
+
+``sys.path.insert(0, out); import <stem>`` replaces the user's Numba module: every
+translated function dispatches to compiled Kokkos specializations
+(``kpc.runtime.dispatch``); functions kpc could not translate resolve, through the
+module's ``__getattr__``, to the original Numba functions of the user's file.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from dataclasses import dataclass
+
+from kpc import __version__
+
+from .emitter import _ENV
+
+
+@dataclass
+class DropinFunction:
+    """One translated function as the drop-in module defines it."""
+
+    name: str
+    params: tuple
+    signature: str
+    call_args: str
+    docstring: str | None
+    eager: bool
+
+
+def python_signature(source: str, name: str, params: list) -> tuple:
+    """``(parameter list text, call arguments)`` of the top-level function ``name`` as written.
+
+    Defaults are kept when they are literals; otherwise every parameter is required.
+
+    >>> python_signature("def f(a, k=2):\\n    pass\\n", "f", ["a", "k"])
+    ('a, k=2', 'a, k')
+    """
+    call_args = ", ".join(params)
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return call_args, call_args
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name == name:
+            args = node.args
+            plain = not (args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs)
+            literal = True
+            for default in args.defaults:
+                try:
+                    ast.literal_eval(default)
+                except ValueError:
+                    literal = False
+            if plain and literal and [a.arg for a in args.args] == list(params):
+                return ast.unparse(args), call_args
+    return call_args, call_args
+
+
+def emit_dropin(*, source_path: str, source_text: str, name: str, docstring: str | None, space: str,
+                options: dict, cache_root: str, functions: list, prebuilt: list, rejected: dict) -> str:
+    """The text of the drop-in module.
+
+    ``functions``: ``DropinFunction``s; ``prebuilt``: ``(function, argument types, cache key,
+    symbol)`` of the ahead-of-time specializations; ``rejected``: name -> reason.
+    """
+    header = f"kpc drop-in for {source_path} (Kokkos C++, execution space {space})."
+    if docstring:
+        header = docstring.rstrip() + "\n\n" + header
+    text = _ENV.get_template("dropin.py.j2").render(
+        docstring=_docstring_literal(header, 0),
+        version=__version__,
+        source_name=source_path.rsplit("/", 1)[-1],
+        source=source_path,
+        name=name,
+        space=space,
+        options=repr(dict(sorted(options.items()))),
+        cache_root=cache_root,
+        prebuilt=[{"function": f, "types": repr(tuple(tuple(t) for t in types)), "key": key, "symbol": symbol}
+                  for f, types, key, symbol in prebuilt],
+        rejected=rejected,
+        functions=[_template_function(f) for f in functions],
+        any_lazy=any(not f.eager for f in functions),
+        exported=repr(sorted([f.name for f in functions] + list(rejected))),
+    )
+    return text
+
+
+def _template_function(f: DropinFunction) -> dict:
+    return {
+        "name": f.name,
+        "params": repr(tuple(f.params)),
+        "signature": f.signature,
+        "call_args": f.call_args,
+        "docstring": _docstring_literal(f.docstring, 4) if f.docstring else None,
+        "eager": f.eager,
+    }
+
+
+def _docstring_literal(text: str, indent: int) -> str:
+    """A triple-quoted literal of ``text`` that Python reads back unchanged."""
+    if '"""' in text or text.endswith("\\") or "\\" in text:
+        return json.dumps(text)
+    return f'"""{text}"""'

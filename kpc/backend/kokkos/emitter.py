@@ -1,0 +1,279 @@
+"""The Kokkos C++ emitter: one translation unit per source module and set of type signatures.
+
+Each *specialization* (an IR module typed for one set of argument types, after the
+``kokkos`` pass pipeline) becomes a C++ namespace holding its functions; the
+functions called from Python get a pybind11 binding named ``<function>__<namespace>``
+that checks and wraps the NumPy arguments and calls the host code. The emitter
+decides what to print (variants, declarations, regions) and hands small models to
+the jinja2 templates next to this file, which only lay them out.
+
+>>> unit = emit_translation_unit([Specialization(module, ["potential"])], space="openmp")  # doctest: +SKIP
+>>> unit.entries[0].symbol                                                                  # doctest: +SKIP
+'potential__s0'
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jinja2
+
+from kpc import __version__
+from kpc.ir import nodes as n
+from kpc.ir.types import ArrayType, NoneType, ScalarType, TupleType, Type
+
+from . import analysis
+from .cxx import LAYOUTS, BackendError, c_string, identifier, scalar_type
+from .functions import FunctionEmitter
+
+HERE = Path(__file__).resolve().parent
+INCLUDE_DIR = HERE
+HEADERS = ("kpc_compat.hpp", "kpc_semantics.hpp", "kpc_numpy.hpp")
+
+EXEC_SPACES = {"openmp": "Kokkos::OpenMP", "serial": "Kokkos::Serial", "cuda": "Kokkos::Cuda",
+               "threads": "Kokkos::Threads"}
+
+_LINE_RESET = "//@@KPC_LINE_RESET@@"
+
+_ENV = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(str(HERE / "templates")),
+    trim_blocks=True,
+    lstrip_blocks=True,
+    keep_trailing_newline=True,
+    undefined=jinja2.StrictUndefined,
+)
+
+
+@dataclass
+class Specialization:
+    """An IR module typed for one set of argument types, and the functions Python calls in it."""
+
+    module: object
+    entries: list
+
+
+@dataclass
+class ParamBinding:
+    name: str
+    type: Type
+    written: bool = False
+
+
+@dataclass
+class EntryModel:
+    """One function callable from Python: its pybind11 symbol and argument conversions."""
+
+    symbol: str
+    function: str
+    namespace: str
+    cxx_name: str
+    params: list
+    arg_types: tuple
+    return_type: Type
+    binding_params: list = field(default_factory=list)
+    conversions: list = field(default_factory=list)
+    call_args: list = field(default_factory=list)
+    returns_value: bool = True
+
+
+@dataclass
+class SpecializationModel:
+    namespace: str
+    description: str
+    functions: list
+    accumulators: list
+
+
+@dataclass
+class TranslationUnit:
+    """The generated C++ source and what it exports."""
+
+    source: str
+    entries: list
+    space: str
+    fastmath: bool
+    headers_digest: str
+
+    def entry(self, function: str, arg_types: tuple) -> EntryModel:
+        for e in self.entries:
+            if e.function == function and e.arg_types == tuple(arg_types):
+                return e
+        raise KeyError((function, arg_types))
+
+
+def headers_digest() -> str:
+    """A hash of the support headers: generated sources include them, so cache keys cover them."""
+    digest = hashlib.sha256()
+    for name in HEADERS:
+        digest.update((HERE / name).read_bytes())
+    return digest.hexdigest()
+
+
+class _UnitContext:
+    """What a FunctionEmitter asks about the rest of its specialization."""
+
+    def __init__(self, module, namespace: str, has_regions: dict):
+        self.module = module
+        self.namespace = namespace
+        self.has_regions = has_regions
+
+    def variant_name(self, name: str, device: bool) -> str:
+        if device and self.has_regions.get(name):
+            return f"{name}__serial"
+        return name
+
+    callee_name = variant_name
+
+
+def _has_regions(function) -> bool:
+    return any(isinstance(node, n.For) and node.parallel is not None for node in n.walk(function))
+
+
+def _calls(function, variant: str):
+    """(callee name, device context?) for every kernel call in a function variant."""
+    found = []
+
+    def visit(stmts, in_region):
+        for stmt in stmts:
+            region_here = in_region or (variant == "host" and isinstance(stmt, n.For) and stmt.parallel is not None)
+            for node in _own_exprs(stmt):
+                for sub in n.walk(node):
+                    if isinstance(sub, n.Call) and sub.kind == "kernel":
+                        found.append((sub.func, variant == "device" or in_region))
+            for block in analysis.nested_blocks(stmt):
+                visit(block, region_here)
+
+    visit(function.body, False)
+    return found
+
+
+def _own_exprs(stmt):
+    if isinstance(stmt, n.Assign):
+        return [stmt.target, stmt.value]
+    if isinstance(stmt, n.AugAssign):
+        return [stmt.target, stmt.value]
+    if isinstance(stmt, n.For):
+        return [stmt.start, stmt.stop, stmt.step]
+    if isinstance(stmt, (n.If, n.While)):
+        return [stmt.test]
+    if isinstance(stmt, (n.Return, n.ExprStmt)):
+        return [stmt.value] if stmt.value is not None else []
+    return []
+
+
+def _plan_variants(module, entries) -> tuple:
+    has_regions = {name: _has_regions(f) for name, f in module.functions.items()}
+    needed = set()
+    work = [(name, "host") for name in entries]
+    while work:
+        name, variant = work.pop()
+        if name not in module.functions:
+            raise BackendError(f"call of unknown kernel {name}")
+        if variant == "host" and not has_regions[name]:
+            variant = "device"
+        if (name, variant) in needed:
+            continue
+        needed.add((name, variant))
+        for callee, device in _calls(module.functions[name], variant):
+            work.append((callee, "device" if device else "host"))
+    return needed, has_regions
+
+
+def _describe(module, entries) -> str:
+    parts = []
+    for name in entries:
+        f = module.functions[name]
+        parts.append(f"{name}(" + ", ".join(str(p.type) for p in f.params) + ")")
+    return ", ".join(parts)
+
+
+def _render_region(model) -> str:
+    return _ENV.get_template("region.cpp.j2").render(**model.__dict__)
+
+
+def _binding(entry_function, namespace, symbol, written) -> EntryModel:
+    f = entry_function
+    params = [ParamBinding(p.name, p.type, p.name in written) for p in f.params]
+    entry = EntryModel(
+        symbol=symbol, function=f.name, namespace=namespace,
+        cxx_name=f.name, params=params, arg_types=tuple(p.type for p in f.params), return_type=f.return_type,
+    )
+    returns_objects = _has_array(f.return_type)
+    owners = []
+    for p in params:
+        arg = identifier(p.name)
+        if isinstance(p.type, ArrayType):
+            t = p.type
+            entry.binding_params.append(f"pybind11::object {arg}")
+            entry.conversions.append(
+                f"auto kpc_{p.name} = kpc::from_numpy<{scalar_type(t.dtype)}, {t.ndim}, {LAYOUTS[t.layout]}>"
+                f"({arg}, {c_string(f.name)}, {c_string(p.name)}, {'true' if p.written else 'false'});")
+            entry.call_args.append(f"kpc_{p.name}.view")
+            owners.append(f"kpc_{p.name}.owner")
+        elif isinstance(p.type, ScalarType):
+            entry.binding_params.append(f"{scalar_type(p.type)} {arg}")
+            entry.call_args.append(arg)
+        else:
+            raise BackendError(f"parameter {p.name!r} of @{f.name} has type {p.type}, which kpc cannot take "
+                               "from Python yet", f.loc)
+    if returns_objects:
+        entry.call_args += owners
+    entry.returns_value = not isinstance(f.return_type, NoneType)
+    return entry
+
+
+def _has_array(t) -> bool:
+    if isinstance(t, ArrayType):
+        return True
+    if isinstance(t, TupleType):
+        return any(_has_array(e) for e in t.elements)
+    return False
+
+
+def emit_translation_unit(specializations, space: str = "openmp", source: str = "", generated_name: str = "module.cpp"):
+    """The C++ source of one module: every specialization, with bindings for its entries."""
+    if space not in EXEC_SPACES:
+        raise BackendError(f"unknown execution space {space!r}; expected one of {', '.join(EXEC_SPACES)}")
+    spec_models, entries = [], []
+    fastmath = True
+    for index, spec in enumerate(specializations):
+        module = spec.module
+        namespace = f"s{index}"
+        needed, has_regions = _plan_variants(module, spec.entries)
+        context = _UnitContext(module, namespace, has_regions)
+        written = analysis.written_params(module)
+        functions, accumulators = [], []
+        for name in module.bottom_up():
+            for variant in ("device", "host"):
+                if (name, variant) not in needed:
+                    continue
+                function = module.functions[name]
+                fastmath = fastmath and bool(function.options.get("fastmath"))
+                emitter = FunctionEmitter(context, function, variant, _render_region)
+                functions.append(emitter.model())
+                accumulators += emitter.accumulators
+        for name in spec.entries:
+            f = module.functions[name]
+            entry = _binding(f, namespace, f"{name}__{namespace}", written[name])
+            entries.append(entry)
+        spec_models.append(SpecializationModel(namespace, _describe(module, spec.entries), functions, accumulators))
+    text = _ENV.get_template("module.cpp.j2").render(
+        version=__version__, source=source or "(unknown)", space=space, exec_space=EXEC_SPACES[space],
+        specializations=spec_models, entries=entries,
+    )
+    return TranslationUnit(
+        source=_reset_lines(text, generated_name), entries=entries, space=space,
+        fastmath=fastmath and bool(specializations), headers_digest=headers_digest(),
+    )
+
+
+def _reset_lines(text: str, generated_name: str) -> str:
+    """Replace the markers after each function by ``#line`` directives back to the generated file."""
+    lines = text.split("\n")
+    for number, line in enumerate(lines, start=1):
+        if line == _LINE_RESET:
+            lines[number - 1] = f"#line {number + 1} {c_string(generated_name)}"
+    return "\n".join(lines)
+

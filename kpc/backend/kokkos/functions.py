@@ -1,0 +1,649 @@
+"""C++ of one function of the IR: its statements, and its parallel regions as Kokkos lambdas.
+
+A function is emitted in up to two variants: the *host* variant runs its parallel
+loops as Kokkos ``parallel_for`` / ``parallel_reduce`` / ``parallel_scan`` regions;
+the *device* variant (``KOKKOS_INLINE_FUNCTION``) runs them as plain loops, because
+it is called from inside another region (Numba too runs a nested ``prange``
+serially). A function without parallel loops has one variant that serves both.
+
+Statements carry ``#line`` directives that point at the user's Python file, so a
+compiler error in generated code names the user's line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kpc.ir import nodes as n
+from kpc.ir.types import BOOL, FLOAT64, INT64, ArrayType, NoneType, ScalarType, TupleType, Type, promote
+
+from . import analysis
+from .cxx import BackendError, c_string, identifier, literal, scalar_type, value_type
+from .expressions import ExprEmitter
+
+ALLOCATORS = {"np.empty", "np.zeros", "np.ones", "np.full", "np.empty_like", "np.zeros_like", "np.ones_like",
+              "np.full_like", "numpy.empty", "numpy.zeros", "numpy.ones", "numpy.full"}
+
+ATOMICS = {"+": "Kokkos::atomic_add", "-": "Kokkos::atomic_sub"}
+
+
+@dataclass
+class FunctionModel:
+    """What the template prints for one C++ function."""
+
+    name: str
+    python_name: str
+    template_params: list
+    return_type: str
+    params: list
+    device: bool
+    body: list
+    where: str
+
+
+@dataclass
+class RegionModel:
+    """What the region template prints for one parallel loop."""
+
+    index: int
+    label: str
+    pattern: str
+    comment: str
+    setup: list
+    lambda_params: str
+    prologue: list
+    body: list
+    serial_loops: list
+    call_args: str
+    policy: str
+    trip_count: str
+    serial_below: int
+    acc_type: str = ""
+    scan_type: str = ""
+    scan_var: str = ""
+    combine: list = field(default_factory=list)
+
+
+@dataclass
+class AccumulatorModel:
+    """A struct holding the reduction variables of one region (see ``kpc::Reduce``)."""
+
+    name: str
+    fields: list  # (cxx type, name, identity, join statement)
+
+
+IDENTITY = {
+    "sum": lambda t: literal(0, t),
+    "prod": lambda t: literal(1, t),
+    "min": lambda t: f"kpc::min_identity<{scalar_type(t)}>()",
+    "max": lambda t: f"kpc::max_identity<{scalar_type(t)}>()",
+}
+
+
+def _join(op: str, t, field_: str) -> str:
+    if op == "sum":
+        return f"{field_} += other.{field_};"
+    if op == "prod":
+        return f"{field_} *= other.{field_};"
+    return f"{field_} = kpc::{op}<{scalar_type(t)}>({field_}, other.{field_});"
+
+
+class FunctionEmitter:
+    """Emit one variant (``host`` or ``device``) of one IR function."""
+
+    def __init__(self, unit, function: n.Function, variant: str, render_region):
+        self.unit = unit
+        self.function = function
+        self.variant = variant
+        self.render_region = render_region
+        self.types = {p.name: p.type for p in function.params}
+        self.types.update(function.locals)
+        self.intervals = analysis.Intervals(function)
+        self.expr = ExprEmitter(self)
+        self.lines: list = []
+        self.depth = 1
+        self.last_line = None
+        self.overrides: dict = {}
+        self.in_region = False
+        self.region_loop_depth = 0
+        self.owners: dict = {}
+        self.regions = 0
+        self.accumulators: list = []
+        skip = {p.name for p in function.params}
+        self.plan = analysis.plan_declarations(function.body, skip, self.is_region)
+
+    # ------------------------------------------------------------ scope protocol
+    def type_of(self, name: str) -> Type:
+        if name not in self.types:
+            raise BackendError(f"variable {name!r} of @{self.function.name} has no type", self.function.loc)
+        return self.types[name]
+
+    def name_text(self, name: str) -> str:
+        return self.overrides.get(name, identifier(name))
+
+    def call_text(self, call, expr_emitter) -> str:
+        module = self.unit.module
+        if call.func not in module.functions:
+            raise BackendError(f"call of unknown kernel {call.func}", call.loc)
+        callee = module.functions[call.func]
+        args = list(call.args)
+        for param in callee.params[len(args):]:
+            if param.name in call.kwargs:
+                args.append(call.kwargs[param.name])
+            elif param.default is not None:
+                args.append(param.default)
+            else:
+                raise BackendError(f"missing argument {param.name!r} in call of @{callee.name}", call.loc)
+        texts = []
+        for param, arg in zip(callee.params, args):
+            if isinstance(param.type, ArrayType):
+                texts.append(expr_emitter.emit(arg))
+            else:
+                texts.append(expr_emitter.emit(arg, param.type))
+        device = self.in_region or self.variant == "device"
+        name = self.unit.callee_name(callee.name, device)
+        return f"{self.unit.namespace}::{name}({', '.join(texts)})"
+
+    def is_region(self, loop) -> bool:
+        return self.variant == "host" and loop.parallel is not None
+
+    # ------------------------------------------------------------ output
+    def emit_line(self, text: str) -> None:
+        self.lines.append("  " * self.depth + text)
+
+    def source_line(self, node) -> None:
+        loc = getattr(node, "loc", None)
+        if loc is None or not loc.line:
+            return
+        key = (loc.file, loc.line)
+        if key != self.last_line:
+            self.lines.append(f"#line {loc.line} {c_string(loc.file)}")
+            self.last_line = key
+
+    # ------------------------------------------------------------ function
+    def model(self) -> FunctionModel:
+        f = self.function
+        template_params, params = [], []
+        for p in f.params:
+            if isinstance(p.type, ArrayType):
+                template_params.append(f"class V_{p.name}")
+                params.append(f"const V_{p.name}& {identifier(p.name)}")
+            else:
+                params.append(f"{value_type(p.type)} {identifier(p.name)}")
+        if self.returns_python_objects():
+            for p in f.params:
+                if isinstance(p.type, ArrayType):
+                    params.append(f"pybind11::object kpc_owner_{p.name}")
+                    self.owners[p.name] = f"kpc_owner_{p.name}"
+        self.declare_top(f.body)
+        self.block(f.body)
+        device = self.variant == "device"
+        return FunctionModel(
+            name=self.unit.variant_name(f.name, device),
+            python_name=f.name,
+            template_params=template_params,
+            return_type=self.return_type(),
+            params=params,
+            device=device,
+            body=self.lines,
+            where=f"{f.loc.file}:{f.loc.line}" if f.loc.line else f.name,
+        )
+
+    def returns_python_objects(self) -> bool:
+        return self.variant == "host" and _has_array(self.function.return_type)
+
+    def return_type(self) -> str:
+        t = self.function.return_type
+        if self.returns_python_objects():
+            return "pybind11::object"
+        if _has_array(t):
+            raise BackendError(f"@{self.function.name} returns an array; kpc can return arrays only to Python, "
+                               "not to another kernel", self.function.loc)
+        return value_type(t)
+
+    # ------------------------------------------------------------ declarations
+    def declare_top(self, block) -> None:
+        for name in self.plan.top.get(id(block), []):
+            t = self.type_of(name)
+            if isinstance(t, ArrayType):
+                raise BackendError(
+                    f"array variable {name!r} of @{self.function.name} is assigned in several places; "
+                    "kpc needs one assignment that comes before every use", self.function.loc)
+            self.emit_line(f"{value_type(t)} {identifier(name)};")
+
+    def declares(self, stmt, name) -> bool:
+        return (id(stmt), name) in self.plan.inline
+
+    # ------------------------------------------------------------ statements
+    def block(self, stmts) -> None:
+        for stmt in stmts:
+            self.statement(stmt)
+
+    def statement(self, s) -> None:
+        self.source_line(s)
+        method = getattr(self, "_" + type(s).__name__, None)
+        if method is None:
+            raise BackendError(f"statement {type(s).__name__} is not supported by the Kokkos backend",
+                               getattr(s, "loc", None))
+        method(s)
+
+    def _ExprStmt(self, s) -> None:
+        self.emit_line(self.expr.emit(s.value) + ";")
+
+    def _Assign(self, s) -> None:
+        target = s.target
+        if isinstance(target, n.Name):
+            self.assign_name(s, target.id, s.value)
+        elif isinstance(target, n.TupleExpr):
+            self.assign_tuple(s)
+        elif isinstance(target, n.Index):
+            lhs_t = self.expr.type_of(target)
+            if not isinstance(lhs_t, ScalarType):
+                raise BackendError("assignment to a slice must be lowered to loops before the Kokkos backend "
+                                   "(lower-numpy)", s.loc)
+            self.emit_line(f"{self.expr.emit(target)} = {self.expr.emit(s.value, lhs_t)};")
+        else:
+            raise BackendError(f"cannot assign to {target}", s.loc)
+
+    def assign_name(self, s, name: str, value) -> None:
+        t = self.type_of(name)
+        lhs = self.name_text(name)
+        if isinstance(value, n.Call) and value.kind == "numpy" and value.func in ALLOCATORS:
+            self.allocate(s, name, value, t)
+            return
+        if isinstance(t, ArrayType):
+            if not self.declares(s, name):
+                raise BackendError(f"array variable {name!r} must be assigned once, before its uses", s.loc)
+            self.emit_line(f"auto {lhs} = {self.expr.emit(value)};")
+            return
+        rhs = self.expr.emit(value, t)
+        if self.declares(s, name):
+            self.emit_line(f"{value_type(t)} {lhs} = {rhs};")
+        else:
+            self.emit_line(f"{lhs} = {rhs};")
+
+    def assign_tuple(self, s) -> None:
+        names = analysis.stored_names(s.target)
+        if len(names) != len(s.target.elements):
+            raise BackendError("nested tuple targets are not supported", s.loc)
+        value = s.value
+        if isinstance(value, n.Attribute) and value.attr == "shape":
+            array = self.expr.operand(value.value)
+            parts = [f"kpc::extent({array}, {k})" for k in range(len(names))]
+            for name, part in zip(names, parts):
+                self.store_scalar(s, name, part, INT64)
+            return
+        if isinstance(value, n.TupleExpr) and len(value.elements) == len(names):
+            texts = [self.expr.emit(v, self.type_of(name)) for v, name in zip(value.elements, names)]
+            if analysis.names_in(value) & set(names):
+                temps = []
+                for name, text in zip(names, texts):
+                    temp = f"kpc_tmp_{name}"
+                    self.emit_line(f"const {value_type(self.type_of(name))} {temp} = {text};")
+                    temps.append(temp)
+                texts = temps
+            for name, text in zip(names, texts):
+                self.store_scalar(s, name, text, self.type_of(name))
+            return
+        self.regions += 1
+        temp = f"kpc_tuple{self.regions}"
+        self.emit_line(f"const auto {temp} = {self.expr.emit(value)};")
+        for k, name in enumerate(names):
+            self.store_scalar(s, name, f"std::get<{k}>({temp})", None)
+
+    def store_scalar(self, s, name, text, have) -> None:
+        t = self.type_of(name)
+        if have is not None and have != t:
+            text = f"static_cast<{value_type(t)}>({text})"
+        if self.declares(s, name):
+            self.emit_line(f"{value_type(t)} {self.name_text(name)} = {text};")
+        else:
+            self.emit_line(f"{self.name_text(name)} = {text};")
+
+    def allocate(self, s, name, call, t) -> None:
+        if self.variant != "host" or self.in_region:
+            raise BackendError("arrays can be allocated only outside parallel loops of a kernel called from Python",
+                               s.loc)
+        if not self.declares(s, name) or not isinstance(t, ArrayType):
+            raise BackendError(f"array {name!r} must be allocated once, before its uses", s.loc)
+        func = call.func.replace("numpy.", "np.")
+        args = list(call.args)
+        if func.endswith("_like"):
+            source = self.expr.operand(args[0])
+            shape = [f"kpc::extent({source}, {k})" for k in range(t.ndim)]
+        else:
+            shape_expr = args[0] if args else call.kwargs.get("shape")
+            if isinstance(shape_expr, n.TupleExpr):
+                shape = [self.expr.emit(e, INT64) for e in shape_expr.elements]
+            elif isinstance(shape_expr, n.Attribute) and shape_expr.attr == "shape":
+                source = self.expr.operand(shape_expr.value)
+                shape = [f"kpc::extent({source}, {k})" for k in range(t.ndim)]
+            else:
+                shape = [self.expr.emit(shape_expr, INT64)]
+        ct = scalar_type(t.dtype)
+        owner = f"kpc_own_{name}"
+        lhs = self.name_text(name)
+        self.emit_line(f"auto {owner} = kpc::empty<{ct}, {t.ndim}>({{{', '.join(shape)}}});")
+        self.emit_line(f"auto {lhs} = kpc::view_of_array<{ct}, {t.ndim}, Kokkos::LayoutRight>({owner});")
+        fill = None
+        if func in ("np.zeros", "np.zeros_like"):
+            fill = literal(0, t.dtype)
+        elif func in ("np.ones", "np.ones_like"):
+            fill = literal(1, t.dtype)
+        elif func in ("np.full", "np.full_like"):
+            fill = self.expr.emit(args[1] if len(args) > 1 else call.kwargs["fill_value"], t.dtype)
+        if fill is not None:
+            self.emit_line(f"Kokkos::deep_copy({lhs}, {fill});")
+        self.owners[name] = owner
+
+    def _AugAssign(self, s) -> None:
+        target = s.target
+        lhs_t = self.expr.type_of(target) if not isinstance(target, n.Name) else self.type_of(target.id)
+        value_t = self.expr.type_of(s.value)
+        if not isinstance(lhs_t, ScalarType):
+            raise BackendError("augmented assignment to an array must be lowered to loops before the Kokkos "
+                               "backend (lower-numpy)", s.loc)
+        lhs = self.expr.emit(target)
+        if s.atomic and (self.in_region or self.variant == "device"):
+            if s.op in ATOMICS:
+                self.emit_line(f"{ATOMICS[s.op]}(&{lhs}, {self.expr.emit(s.value, lhs_t)});")
+                return
+            if s.op == "*":
+                self.emit_line(f"Kokkos::atomic_fetch_mul(&{lhs}, {self.expr.emit(s.value, lhs_t)});")
+                return
+            raise BackendError(f"atomic {s.op}= is not supported", s.loc)
+        result_t = _result_type(s.op, lhs_t, value_t)
+        if result_t == lhs_t and s.op in ("+", "-", "*", "&", "|", "^", "<<", ">>") and not lhs_t.is_bool:
+            self.emit_line(f"{lhs} {s.op}= {self.expr.emit(s.value, lhs_t)};")
+            return
+        combined = n.BinOp(s.op, target, s.value, type=result_t, loc=s.loc)
+        self.emit_line(f"{lhs} = {self.expr.emit(combined, lhs_t)};")
+
+    def _If(self, s) -> None:
+        self.emit_line(f"if ({self.expr.emit(s.test, BOOL)}) {{")
+        self.nested(s.body)
+        orelse = s.orelse
+        while len(orelse) == 1 and isinstance(orelse[0], n.If):
+            self.emit_line(f"}} else if ({self.expr.emit(orelse[0].test, BOOL)}) {{")
+            self.nested(orelse[0].body)
+            orelse = orelse[0].orelse
+        if orelse:
+            self.emit_line("} else {")
+            self.nested(orelse)
+        self.emit_line("}")
+
+    def nested(self, body) -> None:
+        self.depth += 1
+        self.last_line = None
+        self.block(body)
+        self.depth -= 1
+
+    def _While(self, s) -> None:
+        self.emit_line(f"while ({self.expr.emit(s.test, BOOL)}) {{")
+        self.region_loop_depth += 1
+        self.nested(s.body)
+        self.region_loop_depth -= 1
+        self.emit_line("}")
+
+    def _Break(self, s) -> None:
+        if self.in_region and self.region_loop_depth == 0:
+            raise BackendError("break out of a parallel loop is not supported", s.loc)
+        self.emit_line("break;")
+
+    def _Continue(self, s) -> None:
+        if self.in_region and self.region_loop_depth == 0:
+            self.emit_line("return;  // continue: next iteration of the parallel loop")
+            return
+        self.emit_line("continue;")
+
+    def _Return(self, s) -> None:
+        if self.in_region:
+            raise BackendError("return from inside a parallel loop is not supported", s.loc)
+        t = self.function.return_type
+        if s.value is None or isinstance(t, NoneType):
+            if self.returns_python_objects():
+                self.emit_line("return pybind11::none();")
+            else:
+                self.emit_line("return;")
+            return
+        if self.returns_python_objects():
+            self.emit_line(f"return {self.python_value(s.value, t)};")
+            return
+        if isinstance(t, TupleType):
+            elements = s.value.elements if isinstance(s.value, n.TupleExpr) else None
+            if elements is not None and len(elements) == len(t.elements):
+                inner = ", ".join(self.expr.emit(e, et) for e, et in zip(elements, t.elements))
+                self.emit_line(f"return {value_type(t)}({inner});")
+                return
+            self.emit_line(f"return {self.expr.emit(s.value)};")
+            return
+        self.emit_line(f"return {self.expr.emit(s.value, t)};")
+
+    def python_value(self, expr, t) -> str:
+        """A returned value as a Python object: arrays are the NumPy arrays that own them."""
+        if isinstance(t, ArrayType):
+            if isinstance(expr, n.Name) and expr.id in self.owners:
+                return self.owners[expr.id]
+            raise BackendError("kpc can return an array only when it is a parameter or an array the kernel "
+                               "allocated", getattr(expr, "loc", None))
+        if isinstance(t, TupleType):
+            if not isinstance(expr, n.TupleExpr):
+                raise BackendError("a returned tuple holding arrays must be written as a tuple display",
+                                   getattr(expr, "loc", None))
+            inner = ", ".join(self.python_value(e, et) for e, et in zip(expr.elements, t.elements))
+            return f"pybind11::make_tuple({inner})"
+        return f"pybind11::cast({self.expr.emit(expr, t)})"
+
+    # ------------------------------------------------------------ loops
+    def _For(self, s) -> None:
+        if self.is_region(s) and not self.in_region:
+            self.region(s)
+            return
+        self.serial_for(s)
+
+    def serial_for(self, s) -> None:
+        var = s.var.id
+        t = self.type_of(var) if var in self.types else INT64
+        ct = value_type(t) if isinstance(t, ScalarType) else "int64_t"
+        start = self.expr.emit(s.start, t)
+        stop_text = self.expr.emit(s.stop, t)
+        stores = analysis.all_stores(s.body)
+        if analysis.names_in(s.stop) & stores:
+            self.regions += 1
+            stop = f"kpc_stop{self.regions}"
+            self.emit_line(f"const {ct} {stop} = {stop_text};")
+        else:
+            stop = stop_text
+        step_value = s.step.value if isinstance(s.step, n.Const) else None
+        declared_here = id(s) in self.plan.for_init
+        counter = self.name_text(var) if declared_here else f"kpc_{var}"
+        init = f"{ct} {counter} = {start}"
+        if isinstance(step_value, int) and step_value != 0:
+            cond = f"{counter} {'<' if step_value > 0 else '>'} {stop}"
+            inc = f"++{counter}" if step_value == 1 else (f"--{counter}" if step_value == -1
+                                                          else f"{counter} += {step_value}")
+        else:
+            self.regions += 1
+            step = f"kpc_step{self.regions}"
+            self.emit_line(f"const {ct} {step} = {self.expr.emit(s.step, t)};")
+            cond = f"({step} > 0 ? {counter} < {stop} : {counter} > {stop})"
+            inc = f"{counter} += {step}"
+        self.emit_line(f"for ({init}; {cond}; {inc}) {{")
+        if not declared_here:
+            self.emit_line(f"  {self.name_text(var)} = {counter};")
+        self.region_loop_depth += 1
+        self.nested(s.body)
+        self.region_loop_depth -= 1
+        self.emit_line("}")
+
+    # ------------------------------------------------------------ parallel regions
+    def region(self, loop) -> None:
+        info = loop.parallel
+        try:
+            loops = analysis.region_loops(loop)
+        except ValueError as error:
+            raise BackendError(str(error), loop.loc) from None
+        vars_ = analysis.region_vars(loop)
+        self.regions += 1
+        k = self.regions
+        label = f"{self.function.name}:{loop.loc.line}" if loop.loc.line else f"{self.function.name}#{k}"
+        setup, lambda_params, prologue, counts, serial_loops = [], [], [], [], []
+        begins, ends = [], []
+        for d, l in enumerate(loops):
+            var = identifier(l.var.id)
+            t = self.type_of(l.var.id) if l.var.id in self.types else INT64
+            step_value = l.step.value if isinstance(l.step, n.Const) else None
+            start = self.expr.emit(l.start, INT64)
+            stop = self.expr.emit(l.stop, INT64)
+            suffix = f"{k}" if len(loops) == 1 else f"{k}_{d}"
+            if step_value == 1:
+                index = var
+                setup.append(f"const int64_t kpc_begin{suffix} = {start};")
+                setup.append(f"const int64_t kpc_end{suffix} = kpc::max<int64_t>(kpc_begin{suffix}, {stop});")
+            else:
+                index = f"kpc_k{suffix}"
+                setup.append(f"const int64_t kpc_first{suffix} = {start};")
+                setup.append(f"const int64_t kpc_step{suffix} = {self.expr.emit(l.step, INT64)};")
+                setup.append(f"const int64_t kpc_begin{suffix} = 0;")
+                setup.append(f"const int64_t kpc_end{suffix} = kpc::trip_count(kpc_first{suffix}, {stop}, "
+                             f"kpc_step{suffix});")
+                prologue.append(f"const int64_t {var} = kpc_first{suffix} + {index} * kpc_step{suffix};")
+            if isinstance(t, ScalarType) and t != INT64 and index == var:
+                raise BackendError(f"parallel loop variable of type {t} is not supported", l.loc)
+            lambda_params.append(f"const int64_t {index}")
+            begins.append(f"kpc_begin{suffix}")
+            ends.append(f"kpc_end{suffix}")
+            counts.append(f"(kpc_end{suffix} - kpc_begin{suffix})")
+            serial_loops.append(f"for (int64_t {index} = kpc_begin{suffix}; {index} < kpc_end{suffix}; ++{index})")
+
+        acc_type, scan_type, scan_var, combine = "", "", "", []
+        saved_overrides = dict(self.overrides)
+        if info.pattern == "reduce" and info.reductions:
+            acc_type = f"{self.function.name}_acc{k}"
+            fields = []
+            for r in info.reductions:
+                t = self.type_of(r.var)
+                if r.op not in IDENTITY:
+                    raise BackendError(f"reduction operator {r.op!r} is not supported", loop.loc)
+                field_ = identifier(r.var)
+                fields.append((scalar_type(t), field_, IDENTITY[r.op](t), _join(r.op, t, field_)))
+                prologue.append(f"{scalar_type(t)}& {field_} = kpc_acc.{field_};")
+                result = f"kpc_result{k}.{field_}"
+                if r.op == "sum":
+                    combine.append(f"{field_} += {result};")
+                elif r.op == "prod":
+                    combine.append(f"{field_} *= {result};")
+                else:
+                    combine.append(f"{field_} = kpc::{r.op}<{scalar_type(t)}>({field_}, {result});")
+            self.accumulators.append(AccumulatorModel(acc_type, fields))
+            lambda_params.append(f"{acc_type}& kpc_acc")
+            call_args = ", ".join(l.split()[-1] for l in lambda_params[:-1]) + f", kpc_result{k}"
+            pattern = "reduce"
+        elif info.pattern == "scan" and info.scan is not None:
+            t = self.type_of(info.scan.var)
+            scan_type = scalar_type(t)
+            scan_var = identifier(info.scan.var)
+            setup.append(f"const {scan_type} kpc_scan_init{k} = {scan_var};")
+            lambda_params.append(f"{scan_type}& {scan_var}")
+            lambda_params.append("const bool kpc_final")
+            call_args = ", ".join(l.split()[-1] for l in lambda_params[:-2]) + f", kpc_total{k}, true"
+            combine.append(f"{scan_var} = kpc_scan_init{k} + kpc_total{k};")
+            pattern = "scan"
+        else:
+            call_args = ", ".join(l.split()[-1] for l in lambda_params)
+            pattern = "for"
+
+        body_lines = self.region_body(loops[-1].body, info, vars_, k)
+        self.overrides = saved_overrides
+
+        space = "kpc_exec_space"
+        if len(loops) == 1:
+            traits = [space]
+            if info.schedule == "dynamic":
+                traits.append("Kokkos::Schedule<Kokkos::Dynamic>")
+            traits.append("Kokkos::IndexType<int64_t>")
+            policy = f"Kokkos::RangePolicy<{', '.join(traits)}>({begins[0]}, {ends[0]})"
+        else:
+            policy = (f"Kokkos::MDRangePolicy<{space}, Kokkos::Rank<{len(loops)}>, Kokkos::IndexType<int64_t>>"
+                      f"({{{', '.join(begins)}}}, {{{', '.join(ends)}}})")
+        what = {"for": "parallel_for", "reduce": "parallel_reduce", "scan": "parallel_scan"}[pattern]
+        detail = ""
+        if info.reductions:
+            detail = " (" + ", ".join(f"{r.op}:{r.var}" for r in info.reductions) + ")"
+        if info.scan is not None:
+            detail = f" (scan:{info.scan.var})"
+        comment = f"{what}{detail} over {', '.join(l.var.id for l in loops)}"
+        if info.schedule == "dynamic":
+            comment += ", dynamic schedule"
+        model = RegionModel(
+            index=k, label=c_string(label), pattern=pattern, comment=comment, setup=setup, lambda_params=", ".join(lambda_params),
+            prologue=prologue, body=body_lines, serial_loops=serial_loops, call_args=call_args,
+            policy=policy, trip_count=" * ".join(counts), serial_below=info.serial_below or 0,
+            acc_type=acc_type, scan_type=scan_type, scan_var=scan_var, combine=combine,
+        )
+        text = self.render_region(model)
+        for line in text.splitlines():
+            if line.startswith("#line"):
+                self.lines.append(line)
+            else:
+                self.emit_line(line)
+        self.last_line = None
+
+    def region_body(self, body, info, vars_, k) -> list:
+        saved = (self.lines, self.depth, self.last_line, self.in_region, self.region_loop_depth)
+        self.lines, self.depth, self.last_line = [], 0, None
+        self.in_region, self.region_loop_depth = True, 0
+        try:
+            self.declare_top(body)
+            if info.pattern == "scan" and info.scan is not None:
+                self.scan_body(body, info.scan.var, k)
+            else:
+                self.block(body)
+            return self.lines
+        finally:
+            self.lines, self.depth, self.last_line, self.in_region, self.region_loop_depth = saved
+
+    def scan_body(self, body, var, k) -> None:
+        """Statements of a scan: updates of the scan variable run in both passes; everything that
+        writes memory runs only in the final pass, where the variable holds the prefix."""
+        for stmt in body:
+            is_update = isinstance(stmt, n.AugAssign) and isinstance(stmt.target, n.Name) and stmt.target.id == var
+            if is_update or not _writes_memory(stmt):
+                self.statement(stmt)
+                continue
+            self.overrides[var] = f"(kpc_scan_init{k} + {identifier(var)})"
+            self.emit_line("if (kpc_final) {")
+            self.depth += 1
+            self.last_line = None
+            self.statement(stmt)
+            self.depth -= 1
+            self.emit_line("}")
+            del self.overrides[var]
+
+
+def _writes_memory(stmt) -> bool:
+    for node in n.walk(stmt):
+        if isinstance(node, (n.Assign, n.AugAssign)) and isinstance(node.target, n.Index):
+            return True
+        if isinstance(node, n.Call) and node.kind == "kernel":
+            return True
+    return False
+
+
+def _has_array(t) -> bool:
+    if isinstance(t, ArrayType):
+        return True
+    if isinstance(t, TupleType):
+        return any(_has_array(e) for e in t.elements)
+    return False
+
+
+def _result_type(op: str, a: ScalarType, b) -> ScalarType:
+    if not isinstance(b, ScalarType):
+        raise BackendError(f"cannot combine {a} with {b}")
+    if op == "/":
+        common = promote(a, b)
+        return common if common.is_float else FLOAT64
+    if op in ("<<", ">>", "&", "|", "^") and a.is_bool and b.is_bool:
+        return BOOL
+    return promote(a, b)

@@ -1,0 +1,254 @@
+// kpc_semantics.hpp: Python/Numba semantics of scalar operations, for generated kernels.
+//
+// C++ and Python disagree on integer division and modulo of negative numbers, on
+// negative indices, on min/max ties and on integer powers; generated code calls
+// these helpers wherever the emitter cannot prove that the plain C++ operator gives
+// the Python answer. Also: unmanaged view types over host memory, the reducer of
+// kpc's reduction structs, trip counts of Python ranges and the cost guard.
+#pragma once
+
+#include "kpc_compat.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <type_traits>
+
+namespace kpc {
+
+// ------------------------------------------------------------------- views
+
+template <class T, int N>
+struct data_type {
+  using type = typename data_type<T, N - 1>::type*;
+};
+template <class T>
+struct data_type<T, 0> {
+  using type = T;
+};
+
+// A view of memory owned by someone else (a NumPy array): no reference counting.
+template <class T, int N, class Layout>
+using view = Kokkos::View<typename data_type<T, N>::type, Layout, Kokkos::HostSpace,
+                          Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+// len(a) and a.shape[k] are signed in Python: `len(a) - 1` is -1 for an empty array.
+template <class V>
+KOKKOS_INLINE_FUNCTION int64_t extent(const V& v, int k) {
+  return static_cast<int64_t>(v.extent(k));
+}
+
+template <class V>
+KOKKOS_INLINE_FUNCTION int64_t size(const V& v) {
+  return static_cast<int64_t>(v.size());
+}
+
+// a[i] with i possibly negative: Python counts from the end.
+KOKKOS_INLINE_FUNCTION int64_t wrap(int64_t index, int64_t extent) {
+  return index < 0 ? index + extent : index;
+}
+
+// The [lower, upper) of a step-1 slice a[lo:hi] of an axis of length n, clamped as Python does.
+KOKKOS_INLINE_FUNCTION Kokkos::pair<int64_t, int64_t> slice(int64_t lo, int64_t hi, int64_t n) {
+  lo = lo < 0 ? (lo + n < 0 ? 0 : lo + n) : (lo > n ? n : lo);
+  hi = hi < 0 ? (hi + n < 0 ? 0 : hi + n) : (hi > n ? n : hi);
+  return Kokkos::pair<int64_t, int64_t>(lo, hi < lo ? lo : hi);
+}
+
+// ------------------------------------------------------------------- ranges
+
+// Number of iterations of range(start, stop, step).
+KOKKOS_INLINE_FUNCTION int64_t trip_count(int64_t start, int64_t stop, int64_t step) {
+  if (step > 0) return start < stop ? (stop - start + step - 1) / step : 0;
+  return start > stop ? (start - stop - step - 1) / (-step) : 0;
+}
+
+// ------------------------------------------------------------------- arithmetic
+
+// Python's // : the floor of the quotient, for integers and floats.
+template <class T>
+KOKKOS_INLINE_FUNCTION typename std::enable_if<std::is_integral<T>::value, T>::type floordiv(T a, T b) {
+  T q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
+  return q;
+}
+
+template <class T>
+KOKKOS_INLINE_FUNCTION typename std::enable_if<std::is_floating_point<T>::value, T>::type floordiv(T a, T b) {
+  // CPython's float_floor_div (Objects/floatobject.c), which Numba follows.
+  T mod = math::fmod(a, b);
+  T div = (a - mod) / b;
+  if (mod != T(0)) {
+    if ((b < T(0)) != (mod < T(0))) div -= T(1);
+  }
+  if (div != T(0)) {
+    T floordiv = math::floor(div);
+    if (div - floordiv > T(0.5)) floordiv += T(1);
+    return floordiv;
+  }
+  return std::copysign(T(0), a / b);
+}
+
+// Python's % : the result has the sign of the divisor.
+template <class T>
+KOKKOS_INLINE_FUNCTION typename std::enable_if<std::is_integral<T>::value, T>::type mod(T a, T b) {
+  T r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
+
+template <class T>
+KOKKOS_INLINE_FUNCTION typename std::enable_if<std::is_floating_point<T>::value, T>::type mod(T a, T b) {
+  T r = math::fmod(a, b);
+  if (r != T(0)) {
+    if ((b < T(0)) != (r < T(0))) r += b;
+  } else {
+    r = std::copysign(T(0), b);
+  }
+  return r;
+}
+
+// x ** n for an integer n known at compile time: multiplications, as LLVM does for Numba.
+template <int N, class T>
+KOKKOS_INLINE_FUNCTION T pow_n(T x) {
+  if constexpr (N < 0) {
+    return T(1) / pow_n<-N>(x);
+  } else if constexpr (N == 0) {
+    return T(1);
+  } else if constexpr (N == 1) {
+    return x;
+  } else {
+    T half = pow_n<N / 2>(x);
+    if constexpr (N % 2 == 0) {
+      return half * half;
+    } else {
+      return half * half * x;
+    }
+  }
+}
+
+// x ** n for an integer n known at run time (binary exponentiation).
+template <class T, class I>
+KOKKOS_INLINE_FUNCTION T powi(T x, I n) {
+  bool invert = n < 0;
+  // n may be the most negative integer; work with its magnitude as unsigned.
+  typename std::make_unsigned<I>::type e = invert ? -static_cast<typename std::make_unsigned<I>::type>(n)
+                                                  : static_cast<typename std::make_unsigned<I>::type>(n);
+  T result = T(1);
+  while (e) {
+    if (e & 1u) result *= x;
+    x *= x;
+    e >>= 1;
+  }
+  return invert ? T(1) / result : result;
+}
+
+// int ** int stays an integer in Numba; a negative exponent gives 0 except for +-1 bases.
+template <class T>
+KOKKOS_INLINE_FUNCTION T ipow(T base, T n) {
+  if (n < 0) {
+    if (base == 1) return 1;
+    if (base == -1) return (n % 2 == 0) ? 1 : -1;
+    return 0;
+  }
+  T result = 1;
+  while (n) {
+    if (n & 1) result *= base;
+    base *= base;
+    n >>= 1;
+  }
+  return result;
+}
+
+// Python's min/max of two values: the first one wins ties.
+template <class T>
+KOKKOS_INLINE_FUNCTION T min(T a, T b) {
+  return b < a ? b : a;
+}
+template <class T>
+KOKKOS_INLINE_FUNCTION T max(T a, T b) {
+  return b > a ? b : a;
+}
+
+template <class T>
+KOKKOS_INLINE_FUNCTION T abs(T x) {
+  return x < T(0) ? -x : x;
+}
+
+template <class T>
+KOKKOS_INLINE_FUNCTION T sign(T x) {
+  return x > T(0) ? T(1) : (x < T(0) ? T(-1) : x);
+}
+
+template <class T>
+KOKKOS_INLINE_FUNCTION constexpr T inf() {
+  return std::numeric_limits<T>::infinity();
+}
+template <class T>
+KOKKOS_INLINE_FUNCTION constexpr T nan() {
+  return std::numeric_limits<T>::quiet_NaN();
+}
+
+// Identities of the reduction operators; float min/max start from +-inf so that an
+// empty loop leaves the initial value of a reduction variable as Python would.
+template <class T>
+KOKKOS_INLINE_FUNCTION constexpr T min_identity() {
+  return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity()
+                                              : std::numeric_limits<T>::max();
+}
+template <class T>
+KOKKOS_INLINE_FUNCTION constexpr T max_identity() {
+  return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                              : std::numeric_limits<T>::lowest();
+}
+
+// ------------------------------------------------------------------- reductions
+
+// A reducer over a struct of reduction variables: Acc provides init() and join(const Acc&).
+// One parallel_reduce thus carries several reduction variables of different kinds and
+// types, which Kokkos 3.x cannot do with its built-in reducers.
+template <class Acc>
+struct Reduce {
+  using reducer = Reduce<Acc>;
+  using value_type = Acc;
+  using result_view_type = Kokkos::View<value_type, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+  result_view_type result;
+
+  KOKKOS_INLINE_FUNCTION explicit Reduce(value_type& value) : result(&value) {}
+
+#define KPC_REDUCE_JOIN(dest, src) dest.join(src)
+  KPC_REDUCER_JOINS(value_type, KPC_REDUCE_JOIN)
+#undef KPC_REDUCE_JOIN
+
+  KOKKOS_INLINE_FUNCTION void init(value_type& value) const { value.init(); }
+  KOKKOS_INLINE_FUNCTION value_type& reference() const { return *result.data(); }
+  KOKKOS_INLINE_FUNCTION result_view_type view() const { return result; }
+  KOKKOS_INLINE_FUNCTION bool references_scalar() const { return true; }
+};
+
+// ------------------------------------------------------------------- cost guard
+
+// KPC_SERIAL_THRESHOLD, read once when a module is initialized (-1: not set).
+inline int64_t& serial_threshold_override() {
+  static int64_t value = -1;
+  return value;
+}
+
+inline void read_serial_threshold_env() {
+  const char* text = std::getenv("KPC_SERIAL_THRESHOLD");
+  if (text != nullptr && *text != '\0') {
+    char* end = nullptr;
+    long long value = std::strtoll(text, &end, 10);
+    if (end != text && value >= 0) serial_threshold_override() = value;
+  }
+}
+
+// Run a parallel region serially when it has fewer iterations than the threshold the
+// compiler chose (serial_below) or, when set, than KPC_SERIAL_THRESHOLD.
+inline bool run_serially(int64_t trip_count, int64_t serial_below) {
+  int64_t threshold = serial_threshold_override() >= 0 ? serial_threshold_override() : serial_below;
+  return trip_count < threshold;
+}
+
+}  // namespace kpc

@@ -1,0 +1,292 @@
+"""The build cache of compiled Kokkos modules, under ``$KPC_CACHE_DIR`` (default ``~/.cache/kpc``).
+
+An entry is a folder ``<root>/modules/<key[:2]>/<key>/`` holding the generated C++
+source, the compiled extension and ``manifest.json``, written last, with the
+extension's SHA-256. The key hashes everything the binary depends on (see
+``cache_key``). Entries are built in a temporary folder and renamed into place; a
+per-key ``fcntl`` lock makes concurrent builds of one key wait for each other, so
+both processes succeed and only one compiles. An entry whose manifest is missing or
+unreadable, or whose extension's size or checksum disagrees with it, is never
+loaded: the next build of that key replaces it.
+
+>>> key = cache_key({"source": "int f();", "space": "openmp"})
+>>> len(key), key == cache_key({"space": "openmp", "source": "int f();"})
+(40, True)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Optional
+
+from .cache_dir import cache_root
+
+MANIFEST = "manifest.json"
+SOURCE = "module.cpp"
+FORMAT = 1
+KEY_LENGTH = 40
+
+
+def cache_key(material: dict) -> str:
+    """A stable hash of a JSON-able description of a build."""
+    text = json.dumps(material, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:KEY_LENGTH]
+
+
+def module_name(key: str) -> str:
+    """The Python name of the extension module of an entry (its ``PyInit_`` suffix)."""
+    return f"kpc_{key[:24]}"
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class CacheCorrupt(Exception):
+    """An entry exists but must not be loaded (the message says why)."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A verified cache entry."""
+
+    key: str
+    path: Path
+    manifest: dict
+
+    @property
+    def library(self) -> Path:
+        return self.path / self.manifest["library"]
+
+    @property
+    def source(self) -> Path:
+        return self.path / self.manifest["source"]
+
+    @property
+    def module_name(self) -> str:
+        return self.manifest["module"]
+
+
+class BuildFailed(Exception):
+    """Compiling an entry failed; ``source`` is the kept generated source."""
+
+    def __init__(self, message: str, source: Path, cause: BaseException):
+        super().__init__(message)
+        self.source = source
+        self.cause = cause
+
+
+class BuildCache:
+    """The cache rooted at ``root`` (default: ``$KPC_CACHE_DIR`` or ``~/.cache/kpc``)."""
+
+    def __init__(self, root: Optional[Path] = None):
+        self.root = Path(root) if root is not None else cache_root()
+        self._verified: dict = {}
+
+    # ------------------------------------------------------------ layout
+    @property
+    def modules_dir(self) -> Path:
+        return self.root / "modules"
+
+    def entry_dir(self, key: str) -> Path:
+        return self.modules_dir / key[:2] / key
+
+    def failed_dir(self, key: str) -> Path:
+        return self.root / "failed" / key
+
+    def lock_path(self, key: str) -> Path:
+        return self.root / "locks" / f"{key}.lock"
+
+    # ------------------------------------------------------------ reading
+    def verify(self, key: str) -> Entry:
+        """The entry of ``key``, checked against its manifest; ``CacheCorrupt`` or
+        ``FileNotFoundError`` otherwise. The checksum is verified once per process."""
+        path = self.entry_dir(key)
+        manifest_path = path / MANIFEST
+        try:
+            manifest = json.loads(manifest_path.read_text())
+        except FileNotFoundError:
+            if path.exists():
+                raise CacheCorrupt(f"{path} has no manifest (interrupted build?)") from None
+            raise
+        except (OSError, ValueError) as error:
+            raise CacheCorrupt(f"{manifest_path} is unreadable: {error}") from None
+        if not isinstance(manifest, dict) or manifest.get("key") != key or manifest.get("format") != FORMAT:
+            raise CacheCorrupt(f"{manifest_path} does not describe entry {key}")
+        library = path / str(manifest.get("library", ""))
+        try:
+            stat = library.stat()
+        except OSError:
+            raise CacheCorrupt(f"{library} is missing") from None
+        if stat.st_size != manifest.get("size"):
+            raise CacheCorrupt(f"{library} has {stat.st_size} bytes, its manifest says {manifest.get('size')}")
+        stamp = (str(library), stat.st_size, stat.st_mtime_ns)
+        if self._verified.get(key) != stamp:
+            if file_sha256(library) != manifest.get("sha256"):
+                raise CacheCorrupt(f"{library} does not match the checksum in its manifest")
+            self._verified[key] = stamp
+        return Entry(key, path, manifest)
+
+    def lookup(self, key: str) -> Optional[Entry]:
+        """The valid entry of ``key``, or None (missing or corrupt)."""
+        try:
+            return self.verify(key)
+        except (FileNotFoundError, CacheCorrupt):
+            return None
+
+    # ------------------------------------------------------------ writing
+    @contextlib.contextmanager
+    def locked(self, key: str):
+        """Hold the build lock of ``key`` (blocks while another process builds it)."""
+        lock = self.lock_path(key)
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        with open(lock, "a+") as handle:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+    def get_or_build(self, key: str, source: str, compile_source: Callable, metadata: dict,
+                     library_suffix: str = ".so") -> tuple:
+        """The entry of ``key``, building it when missing or corrupt. Returns ``(entry, built)``.
+
+        ``compile_source(source_path, library_path, module_name)`` compiles; when it raises,
+        the generated source is kept under ``<root>/failed/<key>/`` and ``BuildFailed``
+        names it.
+        """
+        entry = self.lookup(key)
+        if entry is not None:
+            return entry, False
+        with self.locked(key):
+            entry = self.lookup(key)
+            if entry is not None:
+                return entry, False
+            self._discard(self.entry_dir(key))
+            return self._build(key, source, compile_source, metadata, library_suffix), True
+
+    def _build(self, key, source, compile_source, metadata, library_suffix) -> Entry:
+        name = module_name(key)
+        staging_root = self.root / "tmp"
+        staging_root.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f"{key[:12]}-", dir=staging_root))
+        try:
+            source_path = staging / SOURCE
+            source_path.write_text(source)
+            library = staging / f"{name}{library_suffix}"
+            started = time.time()
+            try:
+                compile_source(source_path, library, name)
+            except Exception as error:
+                kept = self._keep_failed(key, source)
+                raise BuildFailed(f"{error}\n(generated source kept at {kept})", kept, error) from error
+            manifest = dict(metadata)
+            manifest.update({
+                "format": FORMAT,
+                "key": key,
+                "module": name,
+                "library": library.name,
+                "source": SOURCE,
+                "size": library.stat().st_size,
+                "sha256": file_sha256(library),
+                "created": time.time(),
+                "build_seconds": round(time.time() - started, 3),
+            })
+            _write_json(staging / MANIFEST, manifest)
+            final = self.entry_dir(key)
+            final.parent.mkdir(parents=True, exist_ok=True)
+            os.rename(staging, final)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        return self.verify(key)
+
+    def _keep_failed(self, key: str, source: str) -> Path:
+        folder = self.failed_dir(key)
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / SOURCE
+        path.write_text(source)
+        return path
+
+    def _discard(self, path: Path) -> None:
+        """Remove a corrupt entry: rename it away first so no reader sees it half deleted."""
+        if not path.exists():
+            return
+        trash = self.root / "tmp" / f"discard-{path.name}-{os.getpid()}-{time.monotonic_ns()}"
+        trash.parent.mkdir(parents=True, exist_ok=True)
+        os.rename(path, trash)
+        shutil.rmtree(trash, ignore_errors=True)
+
+    # ------------------------------------------------------------ index of lazy specializations
+    def index_path(self, index_key: str) -> Path:
+        return self.root / "index" / index_key[:2] / f"{index_key}.json"
+
+    def read_index(self, index_key: str) -> Optional[dict]:
+        try:
+            return json.loads(self.index_path(index_key).read_text())
+        except (OSError, ValueError):
+            return None
+
+    def write_index(self, index_key: str, record: dict) -> None:
+        _write_json(self.index_path(index_key), record)
+
+    # ------------------------------------------------------------ kpc cache ls | info | clear
+    def entries(self) -> list:
+        """Every entry folder with its manifest (``None`` when unreadable), newest first."""
+        found = []
+        if not self.modules_dir.is_dir():
+            return found
+        for shard in sorted(self.modules_dir.iterdir()):
+            if not shard.is_dir():
+                continue
+            for path in sorted(shard.iterdir()):
+                try:
+                    manifest = json.loads((path / MANIFEST).read_text())
+                except (OSError, ValueError):
+                    manifest = None
+                found.append((path.name, path, manifest))
+        found.sort(key=lambda item: -(item[2] or {}).get("created", 0))
+        return found
+
+    def find(self, prefix: str) -> list:
+        return [item for item in self.entries() if item[0].startswith(prefix)]
+
+    def clear(self, prefix: str = "") -> int:
+        """Remove every entry (or those whose key starts with ``prefix``); return how many."""
+        removed = 0
+        for key, path, _ in self.entries():
+            if key.startswith(prefix):
+                with self.locked(key):
+                    self._discard(path)
+                removed += 1
+        if not prefix:
+            for folder in ("index", "failed", "tmp"):
+                shutil.rmtree(self.root / folder, ignore_errors=True)
+        return removed
+
+
+def _write_json(path: Path, data: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w") as stream:
+            json.dump(data, stream, indent=2, sort_keys=True, default=str)
+            stream.write("\n")
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise

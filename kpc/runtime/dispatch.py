@@ -1,0 +1,304 @@
+"""Argument types, signature matching and dispatch for the functions of a kpc drop-in module.
+
+A call goes ``potential(cluster)`` (the generated Python function, with the original
+signature) -> ``Dispatcher.__call__`` -> a dict lookup on a cheap key of the argument
+kinds -> the compiled pybind11 function. A key seen for the first time is resolved
+once: its argument types are computed the way Numba's dispatcher types arguments
+(``typeof``), matched against the ahead-of-time specializations, and, for functions
+without eager signatures, compiled on demand (``ModuleRuntime.specialize``), like
+Numba compiles a new specialization for each new argument-type signature.
+
+Argument types are plain tuples here (``("array", "float64", 2, "C")``,
+``("scalar", "int64")``): the runtime does not depend on the compiler's IR.
+
+>>> import numpy as np
+>>> typeof(np.zeros((3, 4))), typeof(np.zeros((3, 4))[:, ::2]), typeof(np.zeros((3, 4), order="F"))
+(('array', 'float64', 2, 'C'), ('array', 'float64', 2, 'A'), ('array', 'float64', 2, 'F'))
+>>> typeof(3), typeof(2.5), typeof(True), typeof(np.float32(1))
+(('scalar', 'int64'), ('scalar', 'float64'), ('scalar', 'bool'), ('scalar', 'float32'))
+>>> format_type(("array", "float32", 2, "A")), format_type(("scalar", "int64"))
+('float32[:, :]', 'int64')
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import sys
+import threading
+
+import numpy as np
+
+from . import loader
+from .cache import BuildCache
+
+SUPPORTED_DTYPES = frozenset([
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64",
+])
+
+# Scalar conversions an eager signature accepts (Numba's "safe" conversions of Python values).
+_SCALAR_CONVERSIONS = {
+    "bool": {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64"},
+    "int64": {"int64", "float64", "float32"},
+    "int32": {"int32", "int64", "float64", "float32"},
+    "float32": {"float32", "float64"},
+    "float64": {"float64"},
+}
+
+
+class DispatchError(TypeError):
+    """No compiled specialization accepts the arguments (a TypeError naming the parameter)."""
+
+
+def layout_of(array) -> str:
+    flags = array.flags
+    if flags.c_contiguous:
+        return "C"
+    if flags.f_contiguous:
+        return "F"
+    return "A"
+
+
+def typeof(value):
+    """The argument type of a value as Numba's dispatcher would type it, or None if unsupported."""
+    if isinstance(value, np.ndarray):
+        return ("array", value.dtype.name, value.ndim, layout_of(value))
+    if isinstance(value, bool):
+        return ("scalar", "bool")
+    if isinstance(value, int):
+        return ("scalar", "int64") if -(2 ** 63) <= value < 2 ** 63 else ("scalar", "uint64")
+    if isinstance(value, float):
+        return ("scalar", "float64")
+    if isinstance(value, np.generic):
+        return ("scalar", value.dtype.name)
+    return None
+
+
+def format_type(t) -> str:
+    """Numba's spelling of an argument type (``float64[:, ::1]`` for a C-contiguous 2-D array)."""
+    if t[0] == "scalar":
+        return t[1]
+    _, dtype, ndim, layout = t
+    dims = [":"] * ndim
+    if ndim and layout == "C":
+        dims[-1] = "::1"
+    elif ndim and layout == "F":
+        dims[0] = "::1"
+    return f"{dtype}[{', '.join(dims)}]"
+
+
+def describe_value(value) -> str:
+    t = typeof(value)
+    if t is None:
+        return type(value).__name__
+    if t[0] == "array":
+        order = {"C": "C-contiguous", "F": "Fortran-contiguous", "A": "non-contiguous"}[t[3]]
+        return f"{t[2]}-D {order} array of {t[1]}"
+    return t[1]
+
+
+def _accepts(signature_type, arg_type) -> bool:
+    if signature_type == arg_type:
+        return True
+    if signature_type[0] != arg_type[0]:
+        return False
+    if arg_type[0] == "array":
+        return signature_type[1:3] == arg_type[1:3] and signature_type[3] == "A"
+    return signature_type[1] in _SCALAR_CONVERSIONS.get(arg_type[1], ())
+
+
+_PLAIN_SCALARS = frozenset([int, float, bool] + [np.dtype(name).type for name in SUPPORTED_DTYPES])
+
+
+def _fast_key(value, _ndarray=np.ndarray, _plain=_PLAIN_SCALARS):
+    """A cheap key that determines ``typeof(value)`` (computed on every call)."""
+    kind = type(value)
+    if kind is _ndarray:
+        flags = value.flags
+        return (value.dtype.num, value.ndim, flags.c_contiguous, flags.f_contiguous)
+    if kind in _plain:
+        return kind
+    return (kind, typeof(value))
+
+
+class Dispatcher:
+    """Calls one function of a drop-in module with the specialization its arguments need."""
+
+    def __init__(self, runtime, name: str, params: tuple, eager: bool):
+        self.runtime = runtime
+        self.name = name
+        self.params = params
+        self.eager = eager
+        self._by_key: dict = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, *args):
+        try:
+            function = self._by_key[tuple(map(_fast_key, args))]
+        except KeyError:
+            function = self._resolve(args)
+        except TypeError:  # an unhashable argument type: let _resolve explain it
+            function = self._resolve(args)
+        return function(*args)
+
+    @property
+    def signatures(self) -> list:
+        """The argument types of the specializations compiled so far (like Numba's ``.signatures``)."""
+        return [types for (name, types) in self.runtime.specializations if name == self.name]
+
+    def _resolve(self, args):
+        if len(args) != len(self.params):
+            raise TypeError(f"{self.name}() takes {len(self.params)} arguments ({len(args)} given)")
+        types = []
+        for param, value in zip(self.params, args):
+            t = typeof(value)
+            if t is None:
+                raise TypeError(f"{self.name}(): argument {param!r} must be a NumPy array or a number, "
+                                f"got {type(value).__name__}")
+            if t[0] == "array" and t[1] not in SUPPORTED_DTYPES:
+                raise TypeError(f"{self.name}(): argument {param!r} has dtype {t[1]}, which kpc does not support "
+                                f"(supported: {', '.join(sorted(SUPPORTED_DTYPES))})")
+            if t[0] == "scalar" and t[1] not in SUPPORTED_DTYPES:
+                raise TypeError(f"{self.name}(): argument {param!r} is a {t[1]}, which kpc does not support")
+            types.append(t)
+        types = tuple(types)
+        with self._lock:
+            function = self.runtime.function_for(self, types)
+        try:
+            self._by_key[tuple(map(_fast_key, args))] = function
+        except TypeError:
+            pass
+        return function
+
+
+class ModuleRuntime:
+    """The state of one drop-in module: where its original source is, which specializations
+    were built ahead of time (cache keys), and how to compile new ones."""
+
+    def __init__(self, source: str, space: str, options: dict, prebuilt: list, cache_root: str | None,
+                 rejected: dict | None = None, name: str = ""):
+        self.source = source
+        self.space = space
+        self.options = dict(options)
+        self.prebuilt = {(fn, tuple(tuple(t) for t in types)): (key, symbol) for fn, types, key, symbol in prebuilt}
+        self.build_cache_root = cache_root
+        self.rejected = dict(rejected or {})
+        self.name = name
+        self.specializations: list = []
+        self._original = None
+
+    def dispatcher(self, name: str, params: tuple, eager: bool = False) -> Dispatcher:
+        return Dispatcher(self, name, tuple(params), eager)
+
+    # ------------------------------------------------------------ finding a specialization
+    def function_for(self, dispatcher: Dispatcher, types: tuple):
+        name = dispatcher.name
+        found = self.prebuilt.get((name, types))
+        if found is None:
+            candidates = [(t, v) for (fn, t), v in self.prebuilt.items() if fn == name]
+            for signature, value in candidates:
+                if all(_accepts(s, a) for s, a in zip(signature, types)):
+                    found = value
+                    types = signature
+                    break
+            if found is None and dispatcher.eager:
+                raise self._no_match(dispatcher, types, [t for t, _ in candidates])
+        if found is not None:
+            key, symbol = found
+            module = self._load(key, name, types)
+            if module is not None:
+                self._record(name, types)
+                return getattr(module, symbol)
+        key, symbol = self._lazy(dispatcher, types)
+        module = loader.load_entry(BuildCache().verify(key))
+        self._record(name, types)
+        return getattr(module, symbol)
+
+    def _record(self, name, types) -> None:
+        if (name, types) not in self.specializations:
+            self.specializations.append((name, types))
+
+    def _no_match(self, dispatcher, types, signatures) -> DispatchError:
+        given = ", ".join(format_type(t) for t in types)
+        compiled = "; ".join("(" + ", ".join(format_type(t) for t in s) + ")" for s in signatures) or "none"
+        for position, param in enumerate(dispatcher.params):
+            if not any(_accepts(s[position], types[position]) for s in signatures):
+                wanted = " or ".join(sorted({format_type(s[position]) for s in signatures}))
+                return DispatchError(
+                    f"{dispatcher.name}(): argument {param!r} has type {format_type(types[position])}, but the "
+                    f"compiled signatures take {wanted} there (compiled: {compiled}; got ({given}))")
+        return DispatchError(f"{dispatcher.name}(): no compiled signature matches ({given}); compiled: {compiled}")
+
+    def _load(self, key: str, name: str, types: tuple):
+        """The module of a prebuilt entry from the current cache or the one the build used."""
+        roots = [BuildCache()]
+        if self.build_cache_root and os.path.abspath(self.build_cache_root) != os.path.abspath(roots[0].root):
+            roots.append(BuildCache(self.build_cache_root))
+        for cache in roots:
+            entry = cache.lookup(key)
+            if entry is not None:
+                return loader.load_entry(entry)
+        return None
+
+    # ------------------------------------------------------------ compiling on demand
+    def _index_key(self, name: str, types: tuple) -> str | None:
+        try:
+            with open(self.source, "rb") as handle:
+                source_digest = hashlib.sha256(handle.read()).hexdigest()
+        except OSError:
+            return None
+        from kpc import __version__
+
+        material = {
+            "source": os.path.abspath(self.source), "digest": source_digest, "function": name,
+            "types": types, "space": self.space, "options": self.options, "kpc": __version__,
+            "python": sys.version, "environment": {k: os.environ.get(k, "") for k in
+                                                   ("KOKKOS_ROOT", "Kokkos_DIR", "CMAKE_PREFIX_PATH", "CXX")},
+        }
+        return hashlib.sha256(json.dumps(material, sort_keys=True, default=str).encode()).hexdigest()[:40]
+
+    def _lazy(self, dispatcher: Dispatcher, types: tuple) -> tuple:
+        name = dispatcher.name
+        cache = BuildCache()
+        index_key = self._index_key(name, types)
+        if index_key is not None:
+            record = cache.read_index(index_key)
+            if record is not None and cache.lookup(record["key"]) is not None:
+                return record["key"], record["symbol"]
+        compile_one = _specializer()
+        try:
+            key, symbol = compile_one(self.source, name, types, self.space, self.options)
+        except SpecializationTypeError as error:
+            signature = ", ".join(f"{p}: {format_type(t)}" for p, t in zip(dispatcher.params, types))
+            raise TypeError(f"{name}(): kpc cannot compile it for the argument types ({signature}): {error}") from None
+        if index_key is not None:
+            cache.write_index(index_key, {"key": key, "symbol": symbol, "function": name,
+                                          "types": [list(t) for t in types], "source": self.source})
+        return key, symbol
+
+    # ------------------------------------------------------------ functions kept as Numba
+    def original(self, name: str):
+        """A function kpc could not translate: the user's Numba function itself."""
+        if name not in self.rejected:
+            raise AttributeError(f"module {self.name!r} has no attribute {name!r}")
+        if self._original is None:
+            module_name = f"kpc_original_{os.path.splitext(os.path.basename(self.source))[0]}"
+            spec = importlib.util.spec_from_file_location(module_name, self.source)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[module_name] = module
+            spec.loader.exec_module(module)
+            self._original = module
+        return getattr(self._original, name)
+
+
+class SpecializationTypeError(Exception):
+    """The compiler could not type a function for the given argument types."""
+
+
+def _specializer():
+    """``kpc.api.compile_specialization``, imported only when a new signature needs compiling."""
+    from kpc.api import compile_specialization
+
+    return compile_specialization
