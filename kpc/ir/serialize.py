@@ -188,8 +188,9 @@ def to_json(module: Module, indent: int | None = None) -> str:
 
 
 def from_dict(data: dict) -> Module:
-    if data.get("kpc_ir") != FORMAT_VERSION:
-        raise IRFormatError(f"not a kpc IR module of format {FORMAT_VERSION} (kpc_ir={data.get('kpc_ir')!r})")
+    if not isinstance(data, dict) or data.get("kpc_ir") != FORMAT_VERSION:
+        found = data.get("kpc_ir") if isinstance(data, dict) else type(data).__name__
+        raise IRFormatError(f"not a kpc IR module of format {FORMAT_VERSION} (found {found!r})")
     decoder = _Decoder(data["path"])
     module = Module(data["path"], data["source"], imports=decoder.value(data["imports"]))
     for item in data["functions"]:

@@ -1,0 +1,172 @@
+"""infer-view-dims: ranks of views through the call graph, explicit subviews at call sites, conflicts."""
+
+from __future__ import annotations
+
+import doctest
+import textwrap
+
+import pytest
+
+import kpc.passes.infer_view_dims as infer_view_dims_module
+from kpc.frontend import parse_module
+from kpc.ir import nodes as n
+from kpc.ir.diagnostics import KpcError
+from kpc.ir.printer import format_function
+from kpc.ir.types import FLOAT64, ArrayType
+from kpc.ir.verifier import verify
+from kpc.passes.manager import PassContext, run_pipeline
+
+HEADER = "import numpy as np\nfrom numba import njit, prange\n\n"
+
+
+def load(source: str, signatures=None):
+    return parse_module(HEADER + textwrap.dedent(source), "views.py", signatures=signatures, strict=True)
+
+
+def run(module, passes=("infer-types", "infer-view-dims")):
+    run_pipeline(module, PassContext(verify=True), list(passes), verifier=verify)
+    return module
+
+
+LENNARD_JONES = """
+    @njit
+    def distance(atom1, atom2):
+        dx = atom2[0] - atom1[0]
+        dy = atom2[1] - atom1[1]
+        return (dx * dx + dy * dy) ** 0.5
+
+    @njit(parallel=True)
+    def potential(cluster):
+        energy = 0.0
+        for i in prange(len(cluster) - 1):
+            for j in range(i + 1, len(cluster)):
+                energy += distance(cluster[i], cluster[j])
+        return energy
+"""
+
+
+def test_module_docstring_example():
+    result = doctest.testmod(infer_view_dims_module)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def test_rows_passed_to_helpers_become_explicit_subviews():
+    module = run(load(LENNARD_JONES), ["infer-types"])
+    before = format_function(module.functions["potential"])
+    assert "call @distance(cluster[i], cluster[j])" in before
+    run(module, ["infer-view-dims"])
+    after = format_function(module.functions["potential"])
+    assert "call @distance(cluster[i, :], cluster[j, :])" in after
+    changed = [(b, a) for b, a in zip(before.splitlines(), after.splitlines()) if b != a]
+    assert changed == [("      energy += call @distance(cluster[i], cluster[j])",
+                        "      energy += call @distance(cluster[i, :], cluster[j, :])")]
+
+
+def test_generic_rank_comes_from_the_callee():
+    module = run(load(LENNARD_JONES))
+    potential = module.functions["potential"]
+    assert potential.params[0].type == ArrayType(FLOAT64, 2)
+    assert "rank 2: cluster[i] passed to @distance as atom1, which is 1-D" in potential.assumptions[0]
+    assert module.functions["distance"].params[0].type == ArrayType(FLOAT64, 1)
+
+
+def test_typed_mode_keeps_layouts_of_rows():
+    module = run(load(LENNARD_JONES, signatures={"potential": "(f8[:, ::1],)"}))
+    assert str(module.functions["distance"].params[0].type) == "f64[:] C"
+    assert not module.functions["potential"].assumptions
+
+
+def test_ranks_flow_through_locals_and_three_levels_of_calls():
+    module = run(load("""
+        @njit
+        def first(item):
+            return item[0]
+
+        @njit
+        def plane(p):
+            s = 0.0
+            for i in range(p.shape[0]):
+                row = p[i]
+                s += first(row)
+            return s
+
+        @njit
+        def volume(v):
+            s = 0.0
+            for k in range(v.shape[0]):
+                s += plane(v[k])
+            return s
+    """))
+    assert str(module.functions["volume"].params[0].type) == "f64[:, :, :]"
+    text = format_function(module.functions["volume"])
+    assert "call @plane(v[k, :, :])" in text
+    assert "row: f64[:] = p[i, :]" in format_function(module.functions["plane"])
+
+
+def test_conflicting_uses_name_both_call_sites():
+    with pytest.raises(KpcError) as info:
+        run(load("""
+            @njit
+            def head(v):
+                return v[0]
+
+            @njit
+            def both(a, i):
+                return head(a) + head(a[i])
+        """))
+    diagnostic = info.value.diagnostic
+    assert diagnostic.construct == "rank conflict"
+    assert "conflicting ranks for 'a'" in diagnostic.message
+    lines = {diagnostic.loc.line, diagnostic.notes[0].loc.line}
+    assert lines == {11}
+    assert {diagnostic.loc.col, diagnostic.notes[0].loc.col} == {16, 26}
+    assert "a[i] passed to @head as v, which is 1-D" in str(info.value)
+    assert "a passed to @head as v, which is 1-D" in str(info.value)
+
+
+def test_typed_conflict_between_call_sites_names_both():
+    with pytest.raises(KpcError) as info:
+        run(load("""
+            @njit
+            def head(v):
+                return v[0]
+
+            @njit
+            def both(a, b):
+                return head(a) + head(b)
+        """, signatures={"both": "(f8[:, :], f8[:])"}))
+    text = str(info.value)
+    assert "'head' is called with v: f64[:] here but v: f64[:, :] at views.py:11:12" in text
+    assert "views.py:11:22: error:" in text
+
+
+def test_checker_reports_an_argument_that_does_not_match_the_parameter():
+    module = run(load("""
+        @njit
+        def head(v):
+            return v[0]
+
+        @njit
+        def caller(a):
+            return head(a)
+    """, signatures={"caller": "(f8[:],)"}), ["infer-types"])
+    module.functions["head"].params[0].type = ArrayType(FLOAT64, 2)
+    with pytest.raises(KpcError) as info:
+        run(module, ["infer-view-dims"])
+    assert "does not match parameter 'v: f64[:, :]' of 'head'" in str(info.value)
+    assert info.value.diagnostic.loc.line == 11
+
+
+def test_only_subviews_get_trailing_slices():
+    module = run(load("""
+        @njit
+        def f(a, i):
+            element = a[i, 0]
+            column = a[:, 0]
+            row = a[i]
+            expanded = a[i][:, None]
+            return element + column[0] + row[0] + expanded[0, 0]
+    """, signatures={"f": "(f8[:, :], i8)"}))
+    indices = {str(s.target): str(s.value) for s in module.functions["f"].body if isinstance(s, n.Assign)}
+    assert indices == {"element": "a[i, 0]", "column": "a[:, 0]", "row": "a[i, :]",
+                       "expanded": "a[i, :, None]"}
