@@ -713,7 +713,8 @@ def analyze_nest(function: n.Function, nest: list, live_out: dict, effects: Call
     accesses = collect_accesses(scope, body, effects)
     fresh = {name for name in private if name not in scope.alias}
     written_roots = {a.root for a in accesses if a.kind != "read"}
-    _array_conflicts(facts, accesses, fresh, Subscripts(set(region_vars), body, exposed, written_roots))
+    _array_conflicts(facts, accesses, fresh, Subscripts(set(region_vars), body, exposed, written_roots),
+                     _iteration_dependent(body, region_vars))
 
     reads: set = set()
     for stmt in statements(inner_body):
@@ -837,7 +838,29 @@ def _scan_shaped(body, var: str, updates: list, operands: list) -> bool:
     return not any(expr_names(e) & tainted for e in operands)
 
 
-def _array_conflicts(facts: LoopFacts, accesses: list, fresh: set, subscripts: Subscripts) -> None:
+def _iteration_dependent(body, region_vars) -> set:
+    """Names whose value depends on the iteration: region variables and what is computed from them."""
+    names = set(region_vars)
+    changed = True
+    while changed:
+        changed = False
+        for stmt in statements(body):
+            if stmt_uses(stmt) & names:
+                for name in stmt_defs(stmt):
+                    if name not in names:
+                        names.add(name)
+                        changed = True
+    return names
+
+
+def _array_conflicts(facts: LoopFacts, accesses: list, fresh: set, subscripts: Subscripts,
+                     per_iteration: set) -> None:
+    """Record conflicts between iterations; updates at iteration-dependent indices become atomics.
+
+    An update whose index does not depend on the iteration (``s[0] += x[i]``, or
+    ``u[j] *= 0.5`` over an inner ``j``) hits the same elements in every
+    iteration: that is a conflict, not a scatter worth atomics.
+    """
     by_root: dict = {}
     for access in accesses:
         if access.root not in fresh:
@@ -860,7 +883,7 @@ def _array_conflicts(facts: LoopFacts, accesses: list, fresh: set, subscripts: S
                 dependent, distance, proven = subscripts.pair(w, other)
                 if not dependent:
                     continue
-                if update_only:
+                if update_only and all(_indexed_by(a, per_iteration) for a in (w, other)):
                     for access in (w, other):
                         if access.stmt not in facts.atomics:
                             facts.atomics.append(access.stmt)
@@ -869,6 +892,11 @@ def _array_conflicts(facts: LoopFacts, accesses: list, fresh: set, subscripts: S
                 text = _describe(w, other, distance, subscripts)
                 if text not in [c.text for c in facts.conflicts]:
                     facts.conflicts.append(Conflict(text, proven))
+
+
+def _indexed_by(access: Access, names: set) -> bool:
+    return access.indices is not None and any(
+        expr_names(i) & names for i in access.indices if not isinstance(i, n.Slice))
 
 
 def _describe(w: Access, other: Access, distance, subscripts: Subscripts) -> str:

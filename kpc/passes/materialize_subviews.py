@@ -184,8 +184,8 @@ class MaterializeSubviews(Pass):
           energy: f64 = 0.0
           parallel_reduce(sum:energy) Range i: i64 in prange(0, len(cluster) - 1):
             for j: i64 in range(i + 1, len(cluster)):
-              energy += call @lj(call @distance(cluster[i], cluster[j]))
-              energy += call @lj(call @distance(cluster[i + 1], cluster[0]))
+              energy += call @lj(call @distance(cluster[i, :], cluster[j, :]))
+              energy += call @lj(call @distance(cluster[i + 1, :], cluster[0, :]))
           return energy
 
     After::

@@ -1,0 +1,25 @@
+"""Test helper: Numba source text -> typed IR, through the real frontend, ``infer-types`` and ``infer-view-dims``.
+
+Snippets may leave out the imports: a snippet that starts with an empty line
+gets ``from numba import njit, prange; import numpy as np; import math`` on that
+line, so line numbers in expected reports are the snippet's own.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from kpc.frontend import parse_module
+from kpc.passes.manager import PassContext, run_pipeline
+
+IMPORTS = "from numba import njit, prange; import numpy as np; import math"
+
+
+def load(source: str, signatures: dict | None = None, path: str = "kernels.py"):
+    """The typed IR module of ``source``; ``signatures``: ``{function: "(f8[:, ::1], i8)"}``."""
+    source = textwrap.dedent(source)
+    if source.startswith("\n"):
+        source = IMPORTS + source
+    module = parse_module(source, path, signatures=signatures)
+    run_pipeline(module, PassContext(), ["infer-types", "infer-view-dims"])
+    return module
