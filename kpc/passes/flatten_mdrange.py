@@ -62,8 +62,8 @@ class FlattenMDRange(Pass):
     k = t % nk + k0``). Extents are clamped at 0 unless provably non-negative
     (``a.shape[0]``, ``len(a)``, constants); extents other than constants and
     plain ``a.shape[k]``/``len(a)`` are computed once into host locals (``n_j``)
-    before the region; ``i``, ``j`` become privates of the region, the extent
-    names captures.
+    before the region; ``i``, ``j`` become privates of the region, the names
+    the index computations read captures.
 
     Before::
 
@@ -136,8 +136,8 @@ class FlattenMDRange(Pass):
         info = loop.parallel
         info.policy, info.depth = "Range", 1
         info.privates = sorted(set(info.privates) | {inner.var.id for inner in nest})
-        info.captures = sorted(set(info.captures) | {x.id for e in extents for x in n.walk(e)
-                                                     if isinstance(x, n.Name)})
+        read = {x.id for a in indices for x in n.walk(a.value) if isinstance(x, n.Name)}
+        info.captures = sorted((set(info.captures) | read) - {flat})
         info.reason += f"; MDRange{len(nest)}D flattened to a 1-D Range (PyKokkos has no MDRange workunits)"
         region = n.For(_name(flat, loc), n.Const(0, INT64, loc), total, n.Const(1, INT64, loc),
                        indices + nest[-1].body, kind=loop.kind, parallel=info, decision=loop.decision, loc=loc)

@@ -8,6 +8,7 @@ from kpc.ir.types import FLOAT64, UNKNOWN, ScalarType
 from .manager import Pass, register
 
 MAX_EXPONENT = 8
+POW_CALLS = ("math.pow", "np.power")
 
 
 def integer_exponent(expr):
@@ -63,6 +64,10 @@ def _clone(expr):
     return type(expr)(**fields)
 
 
+def _int_const(expr) -> bool:
+    return isinstance(expr, n.Const) and type(expr.value) is int
+
+
 def _has_call(expr) -> bool:
     return any(isinstance(node, n.Call) for node in n.walk(expr))
 
@@ -113,18 +118,20 @@ class _Rewriter:
                 setattr(expr, name, {k: self.expr(v, hoistable, hint) for k, v in value.items()})
         if isinstance(expr, n.BinOp) and expr.op == "**":
             return self.power(expr, expr.left, expr.right, hoistable, hint) or expr
-        if isinstance(expr, n.Call) and expr.kind == "math" and expr.func == "pow" and len(expr.args) == 2:
+        if isinstance(expr, n.Call) and expr.kind == "math" and expr.func in POW_CALLS and len(expr.args) == 2:
             return self.power(expr, expr.args[0], expr.args[1], hoistable, hint) or expr
         return expr
 
     def power(self, expr, base, exponent, hoistable: bool, hint: str):
         ty = expr.type
+        if _int_const(base) and _int_const(exponent) and 0 <= exponent.value <= 63:
+            return n.Const(base.value ** exponent.value, ty, expr.loc)
         k = integer_exponent(exponent)
         half = half_exponent(exponent) if k is None else None
         if k is None and half is None:
             return None
-        if isinstance(base, n.Const) and type(base.value) is int and k is not None and k >= 0:
-            return n.Const(base.value ** k, ty, expr.loc)
+        if isinstance(ty, ScalarType) and not ty.is_float and k is not None and k < 0:
+            return None  # Numba's integer power with a negative exponent truncates; keep it
         base_type = getattr(base, "type", UNKNOWN)
         if isinstance(ty, ScalarType) and isinstance(base_type, ScalarType) and base_type != ty:
             base = n.Cast(ty, base, ty, base.loc)
@@ -137,7 +144,7 @@ class _Rewriter:
             return None
         if half is not None:
             root_type = ty if ty is not UNKNOWN else FLOAT64
-            value = n.Call("sqrt", [copies()], "math", type=root_type, loc=expr.loc)
+            value = n.Call("math.sqrt", [copies()], "math", type=root_type, loc=expr.loc)
             return value if half > 0 else n.BinOp("/", n.Const(1.0, root_type), value, root_type, expr.loc)
         value = power_by_squaring(copies, abs(k), ty)
         if k < 0:
@@ -180,7 +187,10 @@ class SimplifyPowers(Pass):
     before the statement; where that would evaluate it when the source does not
     (inside ``a if c else b``, after ``and``/``or``), a call-free base is
     repeated instead and a base with calls keeps its ``**``. ``math.pow(x, k)``
-    is treated like ``x ** k``. New locals inside a region join its privates.
+    and scalar ``np.power(x, k)`` are treated like ``x ** k``; constant integer
+    powers are folded (``2 ** 10``); an integer power with a negative exponent
+    (which Numba truncates to an integer) is kept. New locals inside a region
+    join its privates.
 
     Before::
 
@@ -194,7 +204,7 @@ class SimplifyPowers(Pass):
         func @lj(r: f64) -> f64   role=entry
           sr6_base: f64 = 1.0 / r
           sr6: f64 = sr6_base * sr6_base * (sr6_base * sr6_base * (sr6_base * sr6_base))
-          d: f64 = sqrt(r) + 1.0 / (r * r)
+          d: f64 = math.sqrt(r) + 1.0 / (r * r)
           return 4.0 * (sr6 * sr6 - sr6) + d
     """
 

@@ -23,3 +23,16 @@ def load(source: str, signatures: dict | None = None, path: str = "kernels.py"):
     module = parse_module(source, path, signatures=signatures)
     run_pipeline(module, PassContext(), ["infer-types", "infer-view-dims"])
     return module
+
+
+def run(source: str, signatures: dict | None = None, passes: list | None = None, target: str = "kokkos",
+        auto_parallel: bool = True):
+    """``(module, ctx)`` after running ``passes`` (default: the target's pipeline after infer-view-dims)."""
+    module = load(source, signatures)
+    ctx = PassContext(target=target, auto_parallel=auto_parallel)
+    if passes is None:
+        from kpc.passes.manager import pipeline
+        names = pipeline(target)
+        passes = names[names.index("infer-view-dims") + 1:]
+    run_pipeline(module, ctx, passes)
+    return module, ctx

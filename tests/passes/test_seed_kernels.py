@@ -1,0 +1,97 @@
+"""The seed kernels through the whole pass pipelines: what the emitters receive for them."""
+
+from pathlib import Path
+
+import pytest
+
+from kpc.frontend import parse_module
+from kpc.ir import nodes as n
+from kpc.passes.explain import explain
+from kpc.passes.manager import PassContext, run_pipeline
+
+CORPUS = Path(__file__).resolve().parents[1] / "corpus"
+
+
+def compiled(name: str, signatures: dict, target: str = "kokkos", auto_parallel: bool = True):
+    path = CORPUS / f"{name}.py"
+    module = parse_module(path.read_text(), str(path), signatures=signatures)
+    ctx = PassContext(target=target, auto_parallel=auto_parallel)
+    run_pipeline(module, ctx)
+    return module, ctx
+
+
+def loops(function: n.Function) -> list:
+    return [s for s in n.walk(function) if isinstance(s, n.For)]
+
+
+@pytest.fixture(scope="module")
+def lennard_jones():
+    return compiled("lennard_jones", {"potential": "(f8[:, ::1],)"})
+
+
+def test_lennard_jones_potential_is_a_dynamic_sum_reduction_over_i(lennard_jones):
+    module, ctx = lennard_jones
+    outer, inner = loops(module.functions["potential"])
+    info = outer.parallel
+    assert (outer.var.id, outer.kind, info.pattern, info.policy, info.depth) == ("i", "prange", "reduce", "Range", 1)
+    assert [(r.var, r.op, str(r.type)) for r in info.reductions] == [("energy", "sum", "f64")]
+    assert info.schedule == "dynamic"
+    assert info.captures == ["cluster"] and info.privates == ["e", "r"]
+    assert info.serial_below is None  # iterations run the inner j loop: always worth a dispatch
+    assert inner.parallel is None and inner.decision == f"inside the parallel region of line {outer.loc.line}"
+    assert not ctx.warnings
+
+
+def test_lennard_jones_helpers_are_device_functions_without_powers(lennard_jones):
+    module, _ = lennard_jones
+    assert module.functions["distance"].role == "device" and module.functions["lj"].role == "device"
+    assert module.functions["potential"].role == "entry"
+    everything = list(n.walk([f for f in module.functions.values()]))
+    assert not [e for e in everything if isinstance(e, n.BinOp) and e.op == "**"]
+    assert [e.func for e in everything if isinstance(e, n.Call) and e.kind == "math"] == ["math.sqrt"]
+
+
+def test_lennard_jones_report(lennard_jones):
+    report = explain(lennard_jones[0])
+    assert "i in prange: parallel_reduce (sum: energy) [Range]: prange; sum reduction of energy; " \
+           "dynamic schedule: inner trip count depends on i" in report
+    assert "j in range: serial: inside the parallel region of line 32" in report
+
+
+def test_lennard_jones_for_pykokkos_passes_rows_as_named_subviews():
+    module, _ = compiled("lennard_jones", {"potential": "(f8[:, ::1],)"}, target="pykokkos")
+    potential = module.functions["potential"]
+    outer, inner = loops(potential)
+    first = inner.body[:2]
+    assert [str(s.value) for s in first] == ["cluster[i, :]", "cluster[j, :]"]
+    call = inner.body[2].value
+    assert [str(a) for a in call.args] == [s.target.id for s in first]
+    assert set(s.target.id for s in first) <= set(outer.parallel.privates)
+
+
+def test_sum2d_is_a_parallel_reduction_and_the_report_says_so():
+    module, _ = compiled("sum2d", {"sum2d": "(f8[:, :],)"})
+    outer, inner = loops(module.functions["sum2d"])
+    info = outer.parallel
+    assert (info.pattern, info.policy, info.depth) == ("reduce", "MDRange", 2)
+    assert [(r.var, r.op) for r in info.reductions] == [("result", "sum")]
+    assert info.captures == ["arr"] and info.privates == []
+    report = explain(module)
+    assert "i in range: parallel_reduce (sum: result) [MDRange 2-D]: no writes to shared arrays; " \
+           "sum reduction of result" in report
+    assert "j in range: serial: collapsed into the MDRange region of line 14" in report
+
+
+def test_sum2d_stays_serial_without_auto_parallel():
+    module, _ = compiled("sum2d", {"sum2d": "(f8[:, :],)"}, auto_parallel=False)
+    assert all(loop.parallel is None for loop in loops(module.functions["sum2d"]))
+    assert "i in range: serial: auto-parallelization disabled (--no-auto-parallel)" in explain(module)
+
+
+def test_sum2d_for_pykokkos_is_a_flat_range():
+    module, _ = compiled("sum2d", {"sum2d": "(f8[:, :],)"}, target="pykokkos")
+    (region,) = loops(module.functions["sum2d"])
+    assert (region.parallel.policy, region.parallel.depth, region.parallel.pattern) == ("Range", 1, "reduce")
+    assert [f"{s.target.id} = {s.value}" for s in region.body[:2]] == ["i = t // n_j", "j = t % n_j"]
+    assert region.parallel.captures == ["arr", "n_j"]
+    assert region.parallel.privates == ["i", "j"]
