@@ -504,12 +504,17 @@ class Subscripts:
         return self._symbol(expr)
 
     def _symbol(self, expr):
-        for node in n.walk(expr):
+        stack = [expr]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, n.Attribute) and node.attr in ("shape", "size", "ndim"):
+                continue  # array metadata does not change when elements are written
             if isinstance(node, n.Name) and (node.id in self.region_vars or node.id in self.varying
                                              or node.id in self.written_roots):
                 return None
             if isinstance(node, n.Call) and node.kind not in ("math", "builtin"):
                 return None
+            stack.extend(n.children(node))
         return {f"<{expr}>": 1}, 0
 
     def relation(self, w, a):
@@ -774,7 +779,12 @@ def _classify_carried(facts: LoopFacts, function, body, names: list, depth: int)
         updates = [scalar_update(s, var) for s in defining]
         ops = {u[0] for u in updates if u is not None}
         if not defining or any(u is None for u in updates) or len(ops) != 1:
-            facts.carried.append(f"{var} is carried from one iteration to the next")
+            bitwise = {s.op for s in defining if isinstance(s, n.AugAssign) and s.op in ("^", "|", "&")}
+            if len(bitwise) == 1 and all(isinstance(s, n.AugAssign) for s in defining):
+                facts.carried.append(f"{var} is combined with {bitwise.pop()}= (only sum, prod, min and max "
+                                     f"reductions run in parallel)")
+            else:
+                facts.carried.append(f"{var} is carried from one iteration to the next")
             continue
         op = ops.pop()
         own = {id(node) for u in updates for node in u[2]}

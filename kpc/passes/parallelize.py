@@ -151,7 +151,7 @@ class _RegionFinder:
             self.warn(loop, f"prange loop has an {facts.exits[0]}; it runs serially")
             return f"{facts.exits[0]} (prange runs serially)"
         if not prange and facts.blockers():
-            return note + "; ".join(facts.blockers())
+            return note + _listing(facts.blockers(), separator="; ")
         races = facts.races() if prange else []
         for race in races:
             self.warn(loop, f"prange loop races: {race}; kept parallel as in Numba")
@@ -205,6 +205,6 @@ class _RegionFinder:
         self.ctx.warnings.append(text + (f"\n    {line.strip()}" if line.strip() else ""))
 
 
-def _listing(items: list, limit: int = 3) -> str:
-    shown = ", ".join(items[:limit])
+def _listing(items: list, limit: int = 3, separator: str = ", ") -> str:
+    shown = separator.join(items[:limit])
     return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")

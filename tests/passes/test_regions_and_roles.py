@@ -1,0 +1,217 @@
+"""parallelize, infer-dispatch, cost-guard and choose-schedule: what the annotated IR holds for emitters."""
+
+from source_ir import run
+
+from kpc.ir import nodes as n
+from kpc.passes.cost_guard import SERIAL_THRESHOLD
+
+ANNOTATE = ["parallelize", "recognize-reductions", "infer-dispatch", "cost-guard", "choose-schedule"]
+
+
+def regions(function: n.Function) -> list:
+    return [s for s in n.walk(function) if isinstance(s, n.For) and s.parallel is not None]
+
+
+def test_roles_entry_device_and_both():
+    module, _ = run("""
+        @njit
+        def square(x):
+            return x * x
+
+        @njit
+        def helper(x):
+            return square(x) + 1.0
+
+        @njit
+        def shared(x):
+            return 2.0 * x
+
+        @njit(parallel=True)
+        def kernel(a, out):
+            for i in prange(a.shape[0]):
+                out[i] = helper(a[i]) + shared(a[i])
+
+        def python_side(v):
+            return shared(v)
+        """, {"kernel": "(f8[:], f8[:])"}, ANNOTATE)
+    roles = {name: f.role for name, f in module.functions.items()}
+    assert roles == {"square": "device", "helper": "device", "shared": "both", "kernel": "entry"}
+
+
+def test_a_function_called_from_host_code_is_an_entry_with_its_own_regions():
+    module, _ = run("""
+        @njit(parallel=True)
+        def step(u):
+            for i in prange(u.shape[0]):
+                u[i] = 0.5 * u[i]
+
+        @njit
+        def simulate(u, steps):
+            for t in range(steps):
+                step(u)
+        """, {"simulate": "(f8[:], i8)"}, ANNOTATE)
+    assert module.functions["step"].role == "entry"
+    assert len(regions(module.functions["step"])) == 1
+    (loop,) = [s for s in n.walk(module.functions["simulate"]) if isinstance(s, n.For)]
+    assert loop.parallel is None and loop.decision == "call @step writes u (side effect on shared data)"
+
+
+def test_a_function_called_from_a_region_and_from_host_code_is_both():
+    module, _ = run("""
+        @njit
+        def fill(row, v):
+            for j in range(row.shape[0]):
+                row[j] = v
+
+        @njit
+        def k(a):
+            fill(a[0], 1.0)
+            for i in range(1, a.shape[0]):
+                fill(a[i], 0.0)
+        """, {"k": "(f8[:, :],)"}, ANNOTATE)
+    fill = module.functions["fill"]
+    assert fill.role == "both"
+    (inner,) = [s for s in n.walk(fill) if isinstance(s, n.For)]
+    assert inner.parallel is not None  # the entry version; the device version runs it serially
+
+
+def test_captures_and_privates():
+    module, _ = run("""
+        @njit(parallel=True)
+        def k(x, y, w):
+            scale = 2.0
+            total = 0.0
+            for i in prange(x.shape[0]):
+                t = scale * x[i]
+                for j in range(3):
+                    t += w[j]
+                y[i] = t
+                total += t
+            return total
+        """, {"k": "(f8[:], f8[:], f8[:])"}, ANNOTATE)
+    (region,) = regions(module.functions["k"])
+    assert region.parallel.captures == ["scale", "w", "x", "y"]
+    assert region.parallel.privates == ["t"]
+
+
+def test_mdrange_captures_leave_out_the_extents():
+    module, _ = run("""
+        @njit
+        def k(a, b, c):
+            n, m = a.shape
+            for i in range(n):
+                for j in range(m):
+                    b[i, j] = c * a[i, j]
+        """, {"k": "(f8[:, :], f8[:, :], f8)"}, ANNOTATE)
+    (region,) = regions(module.functions["k"])
+    assert (region.parallel.policy, region.parallel.depth) == ("MDRange", 2)
+    assert region.parallel.captures == ["a", "b", "c"]
+
+
+def test_small_constant_inner_loops_are_not_collapsed():
+    module, _ = run("""
+        @njit
+        def k(a):
+            for i in range(a.shape[0]):
+                for d in range(3):
+                    a[i, d] = 0.0
+        """, {"k": "(f8[:, :],)"}, ANNOTATE)
+    (region,) = regions(module.functions["k"])
+    assert region.parallel.depth == 1
+
+
+def test_prange_with_break_runs_serially_with_a_warning():
+    module, ctx = run("""
+        @njit(parallel=True)
+        def k(x, out):
+            for i in prange(x.shape[0]):
+                if x[i] < 0:
+                    break
+                out[i] = x[i]
+        """, {"k": "(f8[:], f8[:])"}, ANNOTATE)
+    (loop,) = [s for s in n.walk(module.functions["k"]) if isinstance(s, n.For)]
+    assert loop.parallel is None and loop.decision == "early exit: break at line 6 (prange runs serially)"
+    assert ctx.warnings == ["kernels.py:4: warning: prange loop has an early exit: break at line 6; it runs "
+                            "serially\n    for i in prange(x.shape[0]):"]
+
+
+def test_race_warning_names_file_line_and_source():
+    _, ctx = run("""
+        @njit(parallel=True)
+        def k(a):
+            for i in prange(1, a.shape[0]):
+                a[i] = a[i - 1] + 1.0
+        """, {"k": "(f8[:],)"}, ANNOTATE)
+    assert ctx.warnings == ["kernels.py:4: warning: prange loop races: a[i] written, a[i - 1] read (distance 1); "
+                            "kept parallel as in Numba\n    for i in prange(1, a.shape[0]):"]
+
+
+def test_cost_guard_applies_to_straight_line_iterations_only():
+    module, _ = run("""
+        @njit
+        def inner_work(v):
+            s = 0.0
+            for k in range(v.shape[0]):
+                s += v[k]
+            return s
+
+        @njit
+        def k(a, b, out):
+            for i in range(a.shape[0]):
+                for j in range(a.shape[1]):
+                    b[i, j] = 2.0 * a[i, j]
+            for i in range(a.shape[0]):
+                out[i] = inner_work(a[i])
+        """, {"k": "(f8[:, :], f8[:, :], f8[:])"}, ANNOTATE)
+    mdrange, calls_loop = regions(module.functions["k"])
+    assert mdrange.parallel.serial_below == SERIAL_THRESHOLD == 512
+    assert calls_loop.parallel.serial_below is None
+
+
+def test_schedules():
+    module, _ = run("""
+        @njit
+        def k(a, out, start):
+            for i in range(a.shape[0]):
+                s = 0.0
+                for j in range(a.shape[1]):
+                    s += a[i, j]
+                out[i] = s
+            for i in range(a.shape[0]):
+                lo = start[i]
+                s = 0.0
+                for j in range(lo, a.shape[1]):
+                    s += a[i, j]
+                out[i] += s
+            for i in range(a.shape[0]):
+                v = a[i, 0]
+                while v > 1.0:
+                    v = v * 0.5
+                out[i] = v
+        """, {"k": "(f8[:, :], f8[:], i8[:])"}, ANNOTATE)
+    rectangular, through_private, with_while = regions(module.functions["k"])
+    assert rectangular.parallel.schedule == "static"
+    assert through_private.parallel.schedule == "dynamic"
+    assert through_private.parallel.reason.endswith("dynamic schedule: inner trip count depends on lo")
+    assert with_while.parallel.schedule == "dynamic"
+
+
+def test_patterns():
+    module, _ = run("""
+        @njit
+        def k(x, out):
+            for i in range(x.shape[0]):
+                out[i] = 2.0 * x[i]
+            s = 0.0
+            for i in range(x.shape[0]):
+                s += x[i]
+            c = 0.0
+            for i in range(x.shape[0]):
+                c += x[i]
+                out[i] = c
+            return s
+        """, {"k": "(f8[:], f8[:])"}, ANNOTATE)
+    patterns = [r.parallel.pattern for r in regions(module.functions["k"])]
+    assert patterns == ["for", "reduce", "scan"]
+    scan = regions(module.functions["k"])[2].parallel.scan
+    assert (scan.var, scan.op, str(scan.type)) == ("c", "sum", "f64")
