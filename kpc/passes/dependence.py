@@ -1,6 +1,6 @@
 """Loop dependence analysis: what flows between iterations of a loop nest (scalars and array elements).
 
-``analyze_nest(function, nest, written_params)`` looks at the iterations of a
+``analyze_nest(function, nest, live_out, effects)`` looks at the iterations of a
 nest of perfectly nested loops (``nest[0]`` outermost; one loop for a Range,
 two or three for an MDRange) and returns ``LoopFacts``: the scalars carried
 between iterations (recognized reductions and scans, or plain loop-carried
@@ -29,12 +29,16 @@ from dataclasses import dataclass, field
 from math import gcd
 
 from kpc.ir import nodes as n
-from kpc.ir.types import ArrayType
+from kpc.ir.types import UNKNOWN, ArrayType
 
 UPDATE_FAMILIES = {"+": "sum", "-": "sum", "*": "prod", "|": "or", "&": "and", "^": "xor"}
 REDUCTION_OPS = {"+": "sum", "-": "sum", "*": "prod"}
 MIN_MAX = {"min": "min", "max": "max", "np.minimum": "min", "np.maximum": "max"}
 MUTATING_METHODS = {".fill", ".sort", ".resize", ".put", ".itemset", ".partition"}
+# Calls whose array result is new memory, not a view of an argument.
+FRESH_ARRAYS = {"np.empty", "np.zeros", "np.ones", "np.full", "np.empty_like", "np.zeros_like",
+                "np.ones_like", "np.full_like", "np.copy", ".copy", "np.arange", "np.linspace"}
+ANY_ARRAY = "*"  # the root of a name that may be a view of any array of the function
 
 
 # --------------------------------------------------------------------------- names read and assigned
@@ -200,17 +204,28 @@ class ArrayScope:
         self._find_aliases()
 
     def _find_aliases(self) -> None:
+        """Bind names to views of other arrays; a name that may be any array maps to ``ANY_ARRAY``."""
         bindings: dict = {}
         for stmt in statements(self.function.body):
             if not (isinstance(stmt, n.Assign) and isinstance(stmt.target, n.Name)):
                 continue
             name, value = stmt.target.id, stmt.value
             if isinstance(value, n.Name) and self.is_array(value.id) or self.is_view(value):
-                root, indices = self.resolve(value)
-                if root is not None and root != name:
-                    bindings.setdefault(name, []).append((root, indices))
-                    self.alias[name] = (root, indices) if len(bindings[name]) == 1 else (
-                        (root, None) if len({r for r, _ in bindings[name]}) == 1 else (None, None))
+                view = self.resolve(value)
+            elif isinstance(self.function.locals.get(name), ArrayType) and not (
+                    isinstance(value, n.Call) and value.func in FRESH_ARRAYS):
+                view = (ANY_ARRAY, None)  # a kernel's result or a conditional: it may be a view of anything
+            else:
+                continue
+            if view[0] is not None and view[0] != name:
+                bindings.setdefault(name, []).append(view)
+                roots = {root for root, _ in bindings[name]}
+                self.alias[name] = view if len(bindings[name]) == 1 else (
+                    (view[0], None) if len(roots) == 1 else (ANY_ARRAY, None))
+
+    def roots(self) -> list:
+        """The arrays that own memory here: parameters and fresh allocations (not aliases)."""
+        return [name for name in self.ranks if name not in self.alias]
 
     def is_array(self, name: str) -> bool:
         return name in self.ranks or name in self.alias
@@ -242,7 +257,7 @@ class ArrayScope:
             return False
         if isinstance(expr.type, ArrayType):
             return True
-        if expr.type is not n.UNKNOWN and expr.type is not None:
+        if expr.type is not UNKNOWN and expr.type is not None:
             return False
         if any(isinstance(i, n.Slice) for i in expr.indices):
             return True
@@ -342,7 +357,9 @@ def collect_accesses(scope: ArrayScope, body: list, effects: CallEffects) -> lis
 
     def add(expr, kind, stmt, op=None, via=None):
         root, indices = scope.resolve(expr)
-        if root is not None:
+        if root == ANY_ARRAY:
+            accesses.extend(Access(r, None, kind, op, str(expr), stmt, via) for r in scope.roots())
+        elif root is not None:
             accesses.append(Access(root, indices, kind, op, str(expr), stmt, via))
 
     def call(node, stmt):

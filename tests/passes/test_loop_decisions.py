@@ -424,6 +424,53 @@ ROWS = [
                 for i in range(1, u.shape[0]):
                     u[i] = u[i] * 0.5
         """, "(f8[:], i8)", "parallel_for [Range]", "independent writes to u[i]", line=5),
+    # ---------------------------------------------------------------- subscript arithmetic
+    Row("even-writes-odd-reads-never-overlap", """
+        @njit
+        def k(a):
+            for i in range(a.shape[0] // 2 - 1):
+                a[2 * i] = a[2 * i + 1] + a[2 * i + 3]
+        """, "(f8[:],)", "parallel_for [Range]", "independent writes to a[2 * i]"),
+    Row("symbolic-offset-may-overlap", """
+        @njit
+        def k(a, m):
+            for i in range(m):
+                a[i] = a[i + m] * 0.5
+        """, "(f8[:], i8)", "serial: a[i] written, a[i + m] read (may overlap across iterations)"),
+    Row("index-through-private", """
+        @njit
+        def k(a):
+            for i in range(a.shape[0] - 1):
+                ip = i + 1
+                a[ip] = a[ip] * 2.0
+        """, "(f8[:],)", "parallel_for [Range]", "independent writes to a[ip]"),
+    Row("distance-through-private", """
+        @njit
+        def k(a):
+            for i in range(a.shape[0] - 1):
+                j = i + 1
+                a[j] = a[i] * 2.0
+        """, "(f8[:],)", "serial: a[j] written, a[i] read (distance 1)"),
+    Row("continue-before-private", """
+        @njit
+        def k(x, y):
+            for i in range(x.shape[0]):
+                if x[i] < 0:
+                    continue
+                t = x[i] * 2.0
+                y[i] = t
+        """, "(f8[:], f8[:])", "parallel_for [Range]", "independent writes to y[i]"),
+    Row("view-returned-by-a-kernel-may-alias", """
+        @njit
+        def row_of(a, r):
+            return a[r]
+
+        @njit
+        def k(a, x):
+            for i in range(1, x.shape[0]):
+                v = row_of(a, 0)
+                v[i] = x[i]
+        """, "(f8[:, :], f8[:])", "serial: v[i] written", line=8),
     # ---------------------------------------------------------------- prange races: warned, kept parallel
     Row("prange-race-warned", """
         @njit(parallel=True)
