@@ -144,12 +144,14 @@ def is_one(expr) -> bool:
 
 
 def is_nonnegative(expr) -> bool:
-    """Extents that are certainly >= 0: constants and ``x.shape[k]``."""
+    """Extents taken as >= 0: constants >= 0 and expressions without a subtraction or
+    floor division (slice extents such as ``n - 2`` can be negative; a size the user
+    wrote, ``n + 2 * pad``, is passed on as NumPy would)."""
     value = const_int(expr)
     if value is not None:
         return value >= 0
-    return (isinstance(expr, n.Index) and isinstance(expr.base, n.Attribute)
-            and expr.base.attr == "shape")
+    return not any(isinstance(x, n.BinOp) and x.op in ("-", "//") or isinstance(x, n.UnaryOp)
+                   for x in n.walk(expr))
 
 
 class Builder:

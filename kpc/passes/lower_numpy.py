@@ -111,6 +111,8 @@ def array_level_nodes(function: n.Function) -> list:
         if isinstance(node, (n.BinOp, n.UnaryOp, n.Compare, n.BoolOp, n.IfExp, n.Cast)) \
                 and isinstance(node.type, ArrayType):
             left.append(node)
+        elif isinstance(node, n.BinOp) and node.op == "@":
+            left.append(node)
         elif isinstance(node, n.Call) and node.kind == "numpy" and id(node) not in allowed:
             left.append(node)
         elif isinstance(node, n.Call) and isinstance(node.type, ArrayType) and id(node) not in allowed:

@@ -109,7 +109,7 @@ def _expr(e, env):
     if isinstance(e, n.Const):
         return e.value
     if isinstance(e, n.GlobalConst):
-        return {"np.pi": math.pi, "np.e": math.e}.get(e.name, e.value)
+        return e.value
     if isinstance(e, n.Name):
         return env[e.id]
     if isinstance(e, n.Index) and isinstance(e.type, ArrayType) and isinstance(e.base, n.Name):
@@ -137,6 +137,8 @@ def _expr(e, env):
         return env[e.base.id][tuple(_expr(i, env) for i in e.indices)].item()
     if isinstance(e, n.TupleExpr):
         return tuple(_expr(x, env) for x in e.elements)
+    if isinstance(e, n.Attribute) and e.attr == "shape":
+        return env[e.value.id].shape
     if isinstance(e, n.Call):
         if e.kind == "numpy":
             if e.func != "np.empty":
@@ -146,5 +148,6 @@ def _expr(e, env):
         if e.kind == "math":
             return _MATH[e.func](*args)
         if e.kind == "builtin":
-            return {"abs": abs, "min": min, "max": max, "len": len}[e.func](*args)
+            return {"abs": abs, "min": min, "max": max, "len": len, "int": int, "float": float,
+                    "bool": bool}[e.func](*args)
     raise TypeError(f"cannot evaluate {type(e).__name__}: {e}")

@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 import textwrap
 
+import numpy as np
+
 from kpc.ir import nodes as n
 from kpc.ir.types import (BOOL, FLOAT64, INT64, NONE, ArrayType, DTypeType, ScalarType, SLICE,
                           TupleType, promote, scalar)
@@ -132,7 +134,7 @@ class _Builder:
         if isinstance(e, ast.Attribute):
             if isinstance(e.value, ast.Name) and e.value.id == "np":
                 if e.attr in ("pi", "e", "inf", "nan"):
-                    return n.GlobalConst(f"np.{e.attr}", float("nan"), FLOAT64, loc)
+                    return n.GlobalConst(f"np.{e.attr}", float(getattr(np, e.attr)), FLOAT64, loc)
                 if e.attr == "newaxis":
                     return n.Const(None, NONE, loc)
                 return n.GlobalConst(f"np.{e.attr}", e.attr, DTypeType(scalar(e.attr)), loc)
