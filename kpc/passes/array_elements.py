@@ -30,16 +30,12 @@ from ..ir.nodes import NOLOC
 from ..ir.types import BOOL, FLOAT64, INT64, ArrayType, ScalarType, TupleType, promote
 from .lowering_errors import NumpyLoweringError
 
-# NumPy ufunc name -> scalar math intrinsic (``Call(kind="math")``).
+# NumPy ufuncs applied per element as a scalar math intrinsic: ``Call(kind="math",
+# func="np.<ufunc>")``, the frontend's spelling of a NumPy ufunc on scalars.
 MATH_UFUNCS = {
-    "sqrt": "sqrt", "exp": "exp", "expm1": "expm1", "exp2": "exp2", "log": "log", "log1p": "log1p",
-    "log2": "log2", "log10": "log10", "sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "asin",
-    "arccos": "acos", "arctan": "atan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh",
-    "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh", "arctan2": "atan2", "hypot": "hypot",
-    "fabs": "fabs", "floor": "floor", "ceil": "ceil", "trunc": "trunc", "copysign": "copysign",
-    "isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite", "cbrt": "cbrt",
-    "asin": "asin", "acos": "acos", "atan": "atan", "atan2": "atan2", "asinh": "asinh",
-    "acosh": "acosh", "atanh": "atanh", "erf": "erf", "erfc": "erfc",
+    "sqrt", "cbrt", "exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "sin", "cos", "tan",
+    "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "arctan2",
+    "hypot", "fabs", "floor", "ceil", "trunc", "copysign", "isnan", "isinf", "isfinite",
 }
 # Element-wise ufuncs that are operators on scalars.
 BINARY_UFUNCS = {
@@ -198,6 +194,13 @@ class Builder:
         b = const_int(right)
         if b is not None:
             return self.add(left, self.int(-b))
+        if str(left) == str(right):
+            return self.int(0)
+        if isinstance(left, n.BinOp) and left.op == "+":
+            if str(left.left) == str(right):
+                return left.right
+            if str(left.right) == str(right):
+                return left.left
         return self.binop("-", left, right, INT64)
 
     def mul(self, left, right):
@@ -675,7 +678,7 @@ class ElementLowering:
         name = short_name(call.func)
         b = self.b
         if name in MATH_UFUNCS:
-            func = MATH_UFUNCS[name]
+            func = f"np.{name}"
             float_result = dtype.is_float or dtype.is_complex
 
             def math_call(*xs):
@@ -799,7 +802,7 @@ class ElementLowering:
                 extent = b.binop("//", b.add(extent, b.int(c - 1)), b.int(c), INT64)
         else:
             span = b.binop("/", b.binop("-", clone(stop), clone(start), FLOAT64), clone(step), FLOAT64)
-            extent = b.cast(b.math("ceil", [span], FLOAT64), INT64)
+            extent = b.cast(b.math("np.ceil", [span], FLOAT64), INT64)
 
         def element(idx, body):
             offset = clone(idx[0]) if c == 1 else b.binop("*", clone(idx[0]), clone(step),
@@ -938,7 +941,7 @@ class ElementLowering:
         pre.extend(self.loop_nest(source.shape, body))
         value = b.binop("/", b.name(acc, dtype), b.cast(self.size(source.shape), dtype), dtype)
         if op == "std":
-            value = b.math("sqrt", [value], dtype)
+            value = b.math("np.sqrt", [value], dtype)
         pre.append(n.Assign(b.name(acc, dtype), value, self.loc))
         return b.name(acc, dtype)
 

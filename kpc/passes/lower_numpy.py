@@ -51,7 +51,7 @@ class LowerNumpy(Pass):
             max0 = max(max0, x[i0])
           tmp0: f64[:] C = np.empty((max(out.shape[0] - 2, 0),), dtype=np.float64)
           for i1: i64 in range(0, out.shape[0] - 2):
-            tmp0[i1] = exp(x[i1 + 1] - max0) + out[i1 + 2]
+            tmp0[i1] = np.exp(x[i1 + 1] - max0) + out[i1 + 2]
           for i2: i64 in range(0, out.shape[0] - 2):
             out[i2 + 1] = tmp0[i2]
 

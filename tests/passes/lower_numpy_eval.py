@@ -18,7 +18,7 @@ from kpc.ir.types import ArrayType
 _MATH = {"sqrt": math.sqrt, "exp": math.exp, "log": math.log, "log1p": math.log1p, "sin": math.sin,
          "cos": math.cos, "tan": math.tan, "atan2": math.atan2, "tanh": math.tanh, "fabs": math.fabs,
          "floor": math.floor, "ceil": math.ceil, "isnan": math.isnan, "isinf": math.isinf,
-         "hypot": math.hypot, "atan": math.atan}
+         "hypot": math.hypot, "atan": math.atan, "arctan": math.atan, "arctan2": math.atan2}
 _BIN = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
         "/": lambda a, b: a / b, "//": lambda a, b: a // b, "%": lambda a, b: a % b,
         "**": lambda a, b: a ** b, "&": lambda a, b: a & b, "|": lambda a, b: a | b,
@@ -146,7 +146,7 @@ def _expr(e, env):
             return np.full(_expr(e.args[0], env), 7777, dtype=e.type.dtype.numpy_name)
         args = [_expr(a, env) for a in e.args]
         if e.kind == "math":
-            return _MATH[e.func](*args)
+            return _MATH[e.func.split(".")[-1]](*args)
         if e.kind == "builtin":
             return {"abs": abs, "min": min, "max": max, "len": len, "int": int, "float": float,
                     "bool": bool}[e.func](*args)
