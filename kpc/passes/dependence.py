@@ -471,8 +471,9 @@ class Subscripts:
     becomes a symbol named by its text.
     """
 
-    def __init__(self, region_vars: set, body: list, exposed: set, written_roots: set):
+    def __init__(self, region_vars: set, body: list, exposed: set, written_roots: set, steps: dict | None = None):
         self.region_vars = set(region_vars)
+        self.steps = steps or {}  # region variable -> its constant loop step
         definitions: dict = {}
         for stmt in statements(body):
             for name in stmt_defs(stmt):
@@ -586,8 +587,8 @@ class Subscripts:
             if rel[0] == "never":
                 return False, None, False
             if rel[0] == "dist":
-                if distances.setdefault(rel[1], rel[2]) != rel[2]:
-                    return False, None, False
+                if rel[2] % self.steps.get(rel[1], 1) or distances.setdefault(rel[1], rel[2]) != rel[2]:
+                    return False, None, False  # between values the loop never takes, or contradictory
         if self.region_vars and all(distances.get(v) == 0 for v in self.region_vars):
             return False, None, False
         nonzero = [abs(d) for d in distances.values() if d]
@@ -735,7 +736,9 @@ def analyze_nest(function: n.Function, nest: list, live_out: dict, effects: Call
     accesses = collect_accesses(scope, body, effects)
     fresh = {name for name in private if name not in scope.alias}
     written_roots = {a.root for a in accesses if a.kind != "read"}
-    _array_conflicts(facts, accesses, fresh, Subscripts(set(region_vars), body, exposed, written_roots),
+    steps = {loop.var.id: loop.step.value for loop in nest
+             if isinstance(loop.step, n.Const) and isinstance(loop.step.value, int) and loop.step.value}
+    _array_conflicts(facts, accesses, fresh, Subscripts(set(region_vars), body, exposed, written_roots, steps),
                      _iteration_dependent(body, region_vars))
 
     reads: set = set()

@@ -1,4 +1,4 @@
-"""Rewrite MDRange regions as a 1-D Range over the product of extents (PyKokkos target)."""
+"""Rewrite MDRange and stepped regions as a unit-stride 1-D Range from 0 (PyKokkos target)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,13 @@ def _nonnegative(expr) -> bool:
     return isinstance(expr, n.Call) and expr.kind == "builtin" and expr.func == "len"
 
 
+def _minus(a, b):
+    """``a - b`` without ``- -1`` or ``- 0``."""
+    if isinstance(b, n.Const) and type(b.value) is int and b.value <= 0:
+        return a if b.value == 0 else n.BinOp("+", a, n.Const(-b.value, INT64, b.loc), INT64, b.loc)
+    return n.BinOp("-", a, b, INT64, getattr(a, "loc", n.NOLOC))
+
+
 def _extent(loop: n.For):
     """The trip count of a unit-step loop: ``max(stop - start, 0)`` (``stop`` when provably enough).
 
@@ -29,7 +36,7 @@ def _extent(loop: n.For):
     """
     if _zero(loop.start) and _nonnegative(loop.stop):
         return loop.stop
-    extent = loop.stop if _zero(loop.start) else n.BinOp("-", loop.stop, loop.start, INT64, loop.loc)
+    extent = _minus(loop.stop, loop.start)
     return n.Call("max", [extent, n.Const(0, INT64, loop.loc)], "builtin", type=INT64, loc=loop.loc)
 
 
@@ -45,6 +52,14 @@ class _Names:
             name = f"{hint}{k}"
         self.taken.add(name)
         return name
+
+
+def step_value(loop: n.For):
+    """The loop's constant step as an int (``-2`` for ``UnaryOp('-', 2)``), None when not constant."""
+    step, sign = loop.step, 1
+    if isinstance(step, n.UnaryOp) and step.op == "-":
+        step, sign = step.operand, -1
+    return sign * step.value if isinstance(step, n.Const) and type(step.value) is int else None
 
 
 def _name(name: str, loc) -> n.Name:
@@ -63,7 +78,9 @@ class FlattenMDRange(Pass):
     (``a.shape[0]``, ``len(a)``, constants); extents other than constants and
     plain ``a.shape[k]``/``len(a)`` are computed once into host locals (``n_j``)
     before the region; ``i``, ``j`` become privates of the region, the names
-    the index computations read captures.
+    the index computations read captures. A Range region with a constant
+    step ``s`` (PyKokkos policies have none) likewise becomes ``for t in
+    range(0, n_i)`` with ``i = a + t * s`` and ``n_i = max((b - a + s - 1) // s, 0)``.
 
     Before::
 
@@ -95,6 +112,9 @@ class FlattenMDRange(Pass):
             if isinstance(stmt, n.For) and stmt.parallel is not None and stmt.parallel.depth > 1:
                 out += self.flatten(stmt, function, names)
                 continue
+            if isinstance(stmt, n.For) and stmt.parallel is not None and step_value(stmt) != 1:
+                out += self.unit_stride(stmt, function, names)
+                continue
             if isinstance(stmt, (n.For, n.While)):
                 stmt.body = self.block(stmt.body, function, names)
             elif isinstance(stmt, n.If):
@@ -102,6 +122,33 @@ class FlattenMDRange(Pass):
                 stmt.orelse = self.block(stmt.orelse, function, names)
             out.append(stmt)
         return out
+
+    def unit_stride(self, loop: n.For, function: n.Function, names: _Names) -> list:
+        """``for i in range(a, b, s)`` -> ``for t in range(0, n_i)`` with ``i = a + t * s``."""
+        step, loc = step_value(loop), loop.loc
+        first, last = (loop.start, loop.stop) if step > 0 else (loop.stop, loop.start)
+        span = _minus(last, first)
+        if abs(step) > 1:
+            span = n.BinOp("//", n.BinOp("+", span, n.Const(abs(step) - 1, INT64, loc), INT64, loc),
+                           n.Const(abs(step), INT64, loc), INT64, loc)
+        count = names.fresh(f"n_{loop.var.id}")
+        function.locals[count] = INT64
+        host = n.Assign(_name(count, loc), n.Call("max", [span, n.Const(0, INT64, loc)], "builtin", type=INT64,
+                                                 loc=loc), loc)
+        flat = names.fresh("t")
+        function.locals[flat] = INT64
+        offset = _name(flat, loc) if abs(step) == 1 else n.BinOp("*", _name(flat, loc),
+                                                                 n.Const(abs(step), INT64, loc), INT64, loc)
+        index = n.Assign(_name(loop.var.id, loop.var.loc),
+                         n.BinOp("+" if step > 0 else "-", loop.start, offset, INT64, loc), loc)
+        info = loop.parallel
+        info.privates = sorted(set(info.privates) | {loop.var.id})
+        info.captures = sorted((set(info.captures) | {x.id for x in n.walk(index.value) if isinstance(x, n.Name)})
+                               - {flat})
+        info.reason += f"; step {step} normalized to a unit-stride Range (PyKokkos regions have no step)"
+        region = n.For(_name(flat, loc), n.Const(0, INT64, loc), _name(count, loc), n.Const(1, INT64, loc),
+                       [index] + loop.body, kind=loop.kind, parallel=info, decision=loop.decision, loc=loc)
+        return [host, region]
 
     def flatten(self, loop: n.For, function: n.Function, names: _Names) -> list:
         nest = region_nest(loop)

@@ -28,6 +28,13 @@ def unit_step(loop: n.For) -> bool:
     return isinstance(loop.step, n.Const) and loop.step.value == 1
 
 
+def constant_step(loop: n.For) -> bool:
+    step = loop.step
+    if isinstance(step, n.UnaryOp) and step.op == "-":
+        step = step.operand
+    return isinstance(step, n.Const) and type(step.value) is int and step.value != 0
+
+
 @register
 class Parallelize(Pass):
     """Turn loops into parallel regions (``For.parallel``) or record why they stay serial (``For.decision``).
@@ -138,8 +145,8 @@ class _RegionFinder:
             note = "prange without parallel=True runs as range (Numba semantics); "
         if not prange and not self.ctx.auto_parallel:
             return note + "auto-parallelization disabled (--no-auto-parallel)"
-        if not unit_step(loop):
-            reason = f"step {loop.step}: only unit-step loops become parallel regions"
+        if not constant_step(loop):
+            reason = f"step {loop.step} is not a constant: the iteration space is unknown"
             if prange:
                 self.warn(loop, f"prange with {reason}; it runs serially")
             return note + reason
@@ -165,7 +172,7 @@ class _RegionFinder:
 
     def collapse(self, nest: list, facts) -> list:
         """Extend the region over perfectly nested inner loops while iterations stay independent."""
-        while len(nest) < MAX_DEPTH:
+        while len(nest) < MAX_DEPTH and unit_step(nest[0]):
             body = nest[-1].body
             if len(body) != 1 or not isinstance(body[0], n.For):
                 break

@@ -383,12 +383,31 @@ ROWS = [
             for d in range(3):
                 v[d] = 0.0
         """, "(f8[:],)", "serial: constant trip count 3 is below the serial threshold 512"),
-    Row("non-unit-step", """
+    Row("stride-2-reads-the-other-parity", """
         @njit
         def k(x):
-            for i in range(0, x.shape[0], 2):
+            for i in range(0, x.shape[0] - 1, 2):
+                x[i] = x[i + 1]
+        """, "(f8[:],)", "parallel_for [Range]", "independent writes to x[i]"),
+    Row("reverse-loop", """
+        @njit
+        def k(x, out):
+            n = x.shape[0]
+            for i in range(n - 1, -1, -1):
+                out[n - 1 - i] = x[i]
+        """, "(f8[:], f8[:])", "parallel_for [Range]", "independent writes to out[n - 1 - i]"),
+    Row("stride-2-distance-2", """
+        @njit
+        def k(x):
+            for i in range(2, x.shape[0], 2):
+                x[i] = x[i - 2]
+        """, "(f8[:],)", "serial: x[i] written, x[i - 2] read (distance 2)"),
+    Row("variable-step", """
+        @njit
+        def k(x, s):
+            for i in range(0, x.shape[0], s):
                 x[i] = 0.0
-        """, "(f8[:],)", "serial: step 2: only unit-step loops become parallel regions"),
+        """, "(f8[:], i8)", "serial: step s is not a constant: the iteration space is unknown"),
     Row("prange-without-parallel-option", """
         @njit
         def k(a):

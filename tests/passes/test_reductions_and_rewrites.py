@@ -178,3 +178,26 @@ def test_host_code_subviews_are_left_alone():
             return s
         """, {"first_row_sum": "(f8[:, :],)"}, ANALYSIS + ["materialize-subviews"], target="pykokkos")
     assert body_text(module.functions["first_row_sum"])[0] == "  row: f64[:] = a[0, :]"
+
+
+def test_flatten_normalizes_stepped_ranges():
+    module, _ = run("""
+        @njit
+        def k(x, out):
+            n = x.shape[0]
+            for i in range(n - 1, -1, -1):
+                out[n - 1 - i] = x[i]
+            for i in range(1, n - 1, 3):
+                x[i] = 0.0
+        """, {"k": "(f8[:], f8[:])"}, ANALYSIS + ["flatten-mdrange"], target="pykokkos")
+    assert body_text(module.functions["k"]) == [
+        "  n: i64 = x.shape[0]",
+        "  n_i: i64 = max(n - 1 + 1, 0)",
+        "  parallel_for Range t: i64 in range(0, n_i):",
+        "    i: i64 = n - 1 - t",
+        "    out[n - 1 - i] = x[i]",
+        "  n_i2: i64 = max((n - 1 - 1 + 2) // 3, 0)",
+        "  parallel_for Range t2: i64 in range(0, n_i2):",
+        "    i = 1 + t2 * 3",
+        "    x[i] = 0.0",
+    ]
