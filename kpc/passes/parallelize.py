@@ -39,14 +39,24 @@ def constant_step(loop: n.For) -> bool:
 class Parallelize(Pass):
     """Turn loops into parallel regions (``For.parallel``) or record why they stay serial (``For.decision``).
 
-    A ``prange`` (in a ``parallel=True`` function) is a region. A plain ``range``
-    loop is a region when the dependence analysis proves its iterations
-    independent up to recognized reductions, prefix sums and atomic scatter
-    updates (and ``ctx.auto_parallel`` is on). Only the outermost such loop of a
-    nest is a region; perfectly nested independent loops below it collapse into
-    an MDRange (``depth`` 2 or 3). Loops inside device functions stay serial. A
-    ``prange`` whose iterations certainly race gets a warning and stays
-    parallel, as in Numba. Arrays with different names are assumed not to alias.
+    A ``prange`` in a ``parallel=True`` function is a region (in other functions
+    it is a ``range``, as in Numba). A plain ``range`` loop is a region when
+    ``ctx.auto_parallel`` is on and the dependence analysis proves its
+    iterations independent up to recognized reductions, prefix sums and atomic
+    scatter updates; loops with a constant trip count below the cost-guard
+    threshold stay serial. Steps must be constants (any sign). Only the
+    outermost such loop of a nest is a region; perfectly nested, unit-step,
+    rectangular loops below it that stay independent collapse into an MDRange
+    (``depth`` 2 or 3). Loops inside device functions stay serial. A ``prange``
+    whose iterations certainly race gets a warning and stays parallel, as in
+    Numba; one with a ``break``/``return`` runs serially, with a warning.
+    Arrays with different names are assumed not to alias (Numba's ``prange``
+    assumption); names bound to views of other arrays are followed.
+
+    ``ParallelInfo`` gets ``policy``/``depth``, ``reason``, ``captures`` (names
+    defined outside and read inside the innermost collapsed body) and
+    ``privates`` (names assigned inside it, except reduction/scan variables and
+    loop variables); ``pattern`` and ``reductions`` are filled by later passes.
 
     Before::
 
