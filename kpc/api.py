@@ -206,6 +206,11 @@ def build(path, out, signatures=None, space: str = "openmp", strict: bool = Fals
             continue
         eager.add(name)
         requests += [(name, types) for types in texts]
+    if not strict:
+        for name, reason in _failing_requests(path, source, requests).items():
+            rejected[name] = reason
+            translated.remove(name)
+        requests = [(name, types) for name, types in requests if name not in rejected]
     specialized = compile_specializations(path, requests, space, source=source) if requests else []
 
     functions = []
@@ -246,11 +251,10 @@ def compile_specializations(path, requests, space: str = "openmp", source: str |
     Returns a ``Specialized`` per request, in order. A request the compiler cannot type
     raises ``kpc.runtime.dispatch.SpecializationTypeError``.
     """
-    import sys
     import time
 
     from kpc import __version__
-    from kpc.backend.kokkos.emitter import INCLUDE_DIR, Specialization, emit_translation_unit
+    from kpc.backend.kokkos.emitter import Specialization, emit_translation_unit
     from kpc.runtime.cache import BuildCache, cache_key
     from kpc.runtime.kokkos import find_kokkos
     from kpc.runtime.toolchain import compile_extension, extension_suffix, toolchain_for
@@ -284,19 +288,8 @@ def compile_specializations(path, requests, space: str = "openmp", source: str |
     stem = os.path.splitext(os.path.basename(path))[0]
     unit = emit_translation_unit(specializations, space=space, source=path, generated_name=f"{stem}.kokkos.cpp")
 
-    extra = [f"-I{INCLUDE_DIR}", "-fwrapv"] + (["-ffast-math"] if unit.fastmath else [])
-    material = {
-        "kind": "kokkos-module",
-        "source": unit.source,
-        "headers": unit.headers_digest,
-        "entries": [[e.symbol, [str(t) for t in e.arg_types]] for e in unit.entries],
-        "space": space,
-        "kokkos": {"root": str(install.root), "version": install.version, "backends": list(install.backends)},
-        "compiler": [toolchain.compiler, toolchain.compiler_id, toolchain.compiler_version],
-        "command": toolchain.compile_command("SOURCE", "LIBRARY", extra),
-        "python": [sys.version, extension_suffix()],
-        "kpc": __version__,
-    }
+    extra = kokkos_compile_flags(unit)
+    material = kokkos_key_material(unit, install, toolchain)
     key = cache_key(material)
 
     def compile_source(source_path, library, module_name):
@@ -321,6 +314,37 @@ def compile_specializations(path, requests, space: str = "openmp", source: str |
             result.append((function, types, index))
     by_request = {(f, t): Specialized(f, t, entry.key, f"{f}__s{i}", built, seconds) for f, t, i in result}
     return [by_request[(f, tuple(t))] for f, t in requests]
+
+
+def kokkos_compile_flags(unit) -> list:
+    """Flags kpc adds to the toolchain's for a generated module (``-ffast-math`` only when every
+    function of the unit has ``fastmath=True``; ``-fwrapv``: int64 overflow wraps as in Numba)."""
+    from kpc.backend.kokkos.emitter import INCLUDE_DIR
+
+    return [f"-I{INCLUDE_DIR}", "-fwrapv"] + (["-ffast-math"] if unit.fastmath else [])
+
+
+def kokkos_key_material(unit, install, toolchain) -> dict:
+    """Everything a compiled module depends on; its hash is the module's cache key: the generated
+    source and support headers, the signatures, the execution space, the Kokkos install, the
+    compiler and flags, the Python ABI and the kpc version."""
+    import sys
+
+    from kpc import __version__
+    from kpc.runtime.toolchain import extension_suffix
+
+    return {
+        "kind": "kokkos-module",
+        "source": unit.source,
+        "headers": unit.headers_digest,
+        "entries": [[e.symbol, [str(t) for t in e.arg_types]] for e in unit.entries],
+        "space": unit.space,
+        "kokkos": {"root": str(install.root), "version": install.version, "backends": list(install.backends)},
+        "compiler": [toolchain.compiler, toolchain.compiler_id, toolchain.compiler_version],
+        "command": toolchain.compile_command("SOURCE", "LIBRARY", kokkos_compile_flags(unit)),
+        "python": [sys.version, extension_suffix()],
+        "kpc": __version__,
+    }
 
 
 def _typed_specialization(path, source, entries: dict):
@@ -375,6 +399,26 @@ def _signature_requests(signatures, generic) -> dict:
             for text in function.signatures:
                 add(name, text)
     return requested
+
+
+def _failing_requests(path, source, requests) -> dict:
+    """Requested specializations that cannot be typed or emitted, checked one by one without
+    compiling: function -> reason (the function then stays Numba)."""
+    from kpc.backend.kokkos.cxx import BackendError
+    from kpc.backend.kokkos.emitter import Specialization, emit_translation_unit
+    from kpc.runtime.dispatch import SpecializationTypeError, format_type
+
+    reasons = {}
+    for name, types in requests:
+        if name in reasons:
+            continue
+        try:
+            module = _typed_specialization(path, source, {name: types})
+            emit_translation_unit([Specialization(module, [name])])
+        except (SpecializationTypeError, BackendError) as error:
+            signature = ", ".join(format_type(t) for t in types)
+            reasons[name] = f"for ({signature}): {_reason(error)}"
+    return reasons
 
 
 def _runtime_type(t) -> tuple:

@@ -1,0 +1,124 @@
+"""Small Numba kernels that pin Python semantics the Kokkos backend must preserve
+(compiled once per test session into one module, compared against Numba)."""
+import math
+
+import numpy as np
+from numba import njit, prange
+
+
+@njit
+def floor_ops(a, b):
+    return a // b, a % b
+
+
+@njit
+def float_floor_ops(x, y):
+    return x // y, x % y
+
+
+@njit
+def powers(x, n):
+    return x ** 2, x ** -2, x ** 0.5, x ** n, n ** 3, 2 ** n
+
+
+@njit
+def true_division(a, b):
+    return a / b
+
+
+@njit
+def last_and_first(a):
+    return a[-1], a[-len(a)], a[0]
+
+
+@njit
+def wrap_index(a, k):
+    return a[k]
+
+
+@njit
+def extremes(a, b, c):
+    return min(a, b), max(a, b, c), abs(a - b)
+
+
+@njit
+def chained(x, lo, hi):
+    return lo <= x < hi
+
+
+@njit
+def countdown(n):
+    total = 0
+    for i in range(n, 0, -2):
+        total = total * 3 + i
+    return total
+
+
+@njit
+def stepped(start, stop, step):
+    total = 0
+    for i in range(start, stop, step):
+        total += i
+    return total
+
+
+@njit
+def float32_math(a):
+    s = np.float32(0.0)
+    for i in range(a.shape[0]):
+        s += math.sqrt(a[i])
+    return s
+
+
+@njit
+def float32_product(x, y):
+    return x * y
+
+
+@njit
+def as_bool(a):
+    n = 0
+    for i in range(a.shape[0]):
+        if a[i] and not a[i - 1]:
+            n += 1
+    return n
+
+
+@njit
+def shape_and_size(a):
+    n, m = a.shape
+    return n * 1000 + m, a.size, len(a)
+
+
+@njit
+def carried(a):
+    last = 0.0
+    out = 0.0
+    for i in range(a.shape[0]):
+        if i > 0:
+            out += a[i] - last
+        last = a[i]
+    return out, last
+
+
+@njit(parallel=True)
+def scale_rows(a, out):
+    for i in prange(a.shape[0]):
+        for j in range(a.shape[1]):
+            out[i, j] = 2.0 * a[i, j]
+
+
+@njit(parallel=True)
+def fill(out, value):
+    for i in prange(out.shape[0]):
+        out[i] = value
+
+
+@njit
+def int_overflow(a):
+    return a * a * a
+
+
+@njit
+def truncation(x):
+    return int(x), int(-x)

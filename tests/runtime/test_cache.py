@@ -1,0 +1,151 @@
+"""The build cache: keys cover what a binary depends on; entries are written atomically,
+built once under concurrency, verified before loading and rebuilt when damaged; a
+compile error names the kept generated source and the user's line."""
+
+from __future__ import annotations
+
+import dataclasses
+import multiprocessing
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from kpc.runtime.cache import BuildCache, BuildFailed, cache_key
+from kpc.runtime.kokkos import KokkosInstall
+from kpc.runtime.toolchain import Toolchain
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "backend"))
+import handmade  # noqa: E402
+
+INSTALL = KokkosInstall(Path("/opt/kokkos"), Path("/opt/kokkos/lib/cmake/Kokkos"), Path("/opt/kokkos/include"),
+                        Path("/opt/kokkos/lib"), "3.4.01", ("OpenMP", "Serial"), "test")
+TOOLCHAIN = Toolchain("/usr/bin/c++", "GNU", "12.2.0", "17", ("-fopenmp",), ("KOKKOS_DEPENDENCE",),
+                      ("/opt/kokkos/include",), ("-fopenmp",), "/opt/kokkos", "3.4.01", "cmake")
+
+
+def key_of(module=None, entries=("potential",), space="openmp", install=INSTALL, toolchain=TOOLCHAIN):
+    from kpc.api import kokkos_key_material
+    from kpc.backend.kokkos.emitter import Specialization, emit_translation_unit
+
+    module = module or handmade.lennard_jones_module()
+    unit = emit_translation_unit([Specialization(module, list(entries))], space=space)
+    return cache_key(kokkos_key_material(unit, install, toolchain))
+
+
+def test_key_is_stable():
+    assert key_of() == key_of()
+
+
+def test_key_changes_with_source_signature_space_kokkos_and_compiler():
+    from kpc.ir.types import FLOAT32
+
+    base = key_of()
+    changed = {
+        "source": key_of(handmade.lennard_jones_module(path="other.py")),
+        "signature": key_of(handmade.lennard_jones_module(layout="A")),
+        "dtype": key_of(handmade.lennard_jones_module(dtype=FLOAT32)),
+        "space": key_of(space="serial"),
+        "kokkos version": key_of(install=dataclasses.replace(INSTALL, version="4.2.00")),
+        "kokkos path": key_of(install=dataclasses.replace(INSTALL, root=Path("/other/kokkos"))),
+        "kokkos backends": key_of(install=dataclasses.replace(INSTALL, backends=("Serial",))),
+        "compiler": key_of(toolchain=dataclasses.replace(TOOLCHAIN, compiler_version="13.1.0")),
+        "flags": key_of(toolchain=dataclasses.replace(TOOLCHAIN, compile_options=("-fopenmp", "-g"))),
+    }
+    assert all(key != base for key in changed.values()), changed
+    assert len(set(changed.values())) == len(changed)
+
+
+def fake_compile(delay: float = 0.0, log: Path | None = None):
+    def compile_source(source_path, library, module_name):
+        time.sleep(delay)
+        if log is not None:
+            with open(log, "a") as stream:
+                stream.write(f"{os.getpid()}\n")
+        Path(library).write_bytes(b"\x7fELF" + Path(source_path).read_bytes() * 100)
+    return compile_source
+
+
+def test_entry_is_written_atomically_with_a_manifest_written_last(tmp_path):
+    cache = BuildCache(tmp_path)
+    entry, built = cache.get_or_build("a" * 40, "int f();", fake_compile(), {"python_source": "m.py"})
+    assert built
+    assert entry.library.exists() and entry.source.read_text() == "int f();"
+    assert entry.manifest["sha256"] and entry.manifest["python_source"] == "m.py"
+    assert not any((tmp_path / "tmp").iterdir())
+    assert cache.get_or_build("a" * 40, "int f();", fake_compile(), {})[1] is False
+
+
+def _build_in_child(root, log, results):
+    cache = BuildCache(Path(root))
+    entry, built = cache.get_or_build("b" * 40, "int g();", fake_compile(1.0, Path(log)), {})
+    results.put((built, entry.manifest["sha256"]))
+
+
+def test_two_processes_building_the_same_key_both_succeed_and_compile_once(tmp_path):
+    context = multiprocessing.get_context("fork")
+    results = context.Queue()
+    log = tmp_path / "compiles.log"
+    children = [context.Process(target=_build_in_child, args=(str(tmp_path), str(log), results)) for _ in range(2)]
+    for child in children:
+        child.start()
+    for child in children:
+        child.join(60)
+        assert child.exitcode == 0
+    outcomes = [results.get(timeout=5) for _ in children]
+    assert sorted(built for built, _ in outcomes) == [False, True]
+    assert len({digest for _, digest in outcomes}) == 1
+    assert len(log.read_text().split()) == 1
+
+
+@pytest.mark.parametrize("damage", ["truncate", "delete manifest", "garble manifest", "flip a byte"])
+def test_damaged_entry_is_never_loaded_and_is_rebuilt(tmp_path, damage):
+    cache = BuildCache(tmp_path)
+    key = "c" * 40
+    entry, _ = cache.get_or_build(key, "int h();", fake_compile(), {})
+    library = entry.library
+    if damage == "truncate":
+        library.write_bytes(library.read_bytes()[:10])
+    elif damage == "delete manifest":
+        (entry.path / "manifest.json").unlink()
+    elif damage == "garble manifest":
+        (entry.path / "manifest.json").write_text("{not json")
+    else:
+        data = bytearray(library.read_bytes())
+        data[len(data) // 2] ^= 0xFF
+        library.write_bytes(bytes(data))
+    assert BuildCache(tmp_path).lookup(key) is None
+    rebuilt, built = BuildCache(tmp_path).get_or_build(key, "int h();", fake_compile(), {})
+    assert built and BuildCache(tmp_path).lookup(key) is not None
+
+
+def test_cache_listing_and_clearing(tmp_path):
+    cache = BuildCache(tmp_path)
+    for letter in "de":
+        cache.get_or_build(letter * 40, "x", fake_compile(), {"python_source": f"{letter}.py"})
+    assert [key[0] for key, _, _ in cache.entries()] == ["e", "d"]
+    assert cache.clear("d") == 1
+    assert [key[0] for key, _, _ in cache.entries()] == ["e"]
+    assert cache.clear() == 1 and cache.entries() == []
+
+
+@pytest.mark.compile
+def test_compile_error_names_the_kept_source_and_the_users_line(tmp_path):
+    from kpc.runtime.kokkos import find_kokkos
+    from kpc.runtime.toolchain import compile_extension, toolchain_for
+
+    toolchain = toolchain_for(find_kokkos())
+    source = '#line 7 "kernels.py"\nint broken() { return undeclared_name; }\n'
+
+    def compile_source(source_path, library, module_name):
+        compile_extension(source_path, library, toolchain)
+
+    with pytest.raises(BuildFailed) as raised:
+        BuildCache(tmp_path).get_or_build("f" * 40, source, compile_source, {})
+    message = str(raised.value)
+    assert "kernels.py:7" in message and "undeclared_name" in message
+    kept = raised.value.source
+    assert str(kept) in message and kept.read_text() == source
+    assert BuildCache(tmp_path).lookup("f" * 40) is None

@@ -1,0 +1,106 @@
+"""Argument typing and dispatch of drop-in modules: Numba's typing of arguments, matching
+against eager signatures with TypeErrors that name the parameter, and the cached fast path."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from kpc.runtime.dispatch import DispatchError, ModuleRuntime, _accepts, format_type, typeof
+
+
+@pytest.mark.parametrize("value,expected", [
+    (np.zeros((2, 3)), ("array", "float64", 2, "C")),
+    (np.zeros((2, 3), order="F"), ("array", "float64", 2, "F")),
+    (np.zeros((2, 6))[:, ::2], ("array", "float64", 2, "A")),
+    (np.zeros(5, dtype=np.float32), ("array", "float32", 1, "C")),
+    (np.zeros((3, 1)), ("array", "float64", 2, "C")),
+    (np.zeros(0, dtype=np.int64), ("array", "int64", 1, "C")),
+    (7, ("scalar", "int64")),
+    (2.5, ("scalar", "float64")),
+    (True, ("scalar", "bool")),
+    (np.float32(1.0), ("scalar", "float32")),
+    (np.int32(1), ("scalar", "int32")),
+    ([1.0], None),
+    ("text", None),
+])
+def test_typeof_follows_numba(value, expected):
+    assert typeof(value) == expected
+
+
+def test_format_type_uses_numbas_grammar():
+    assert format_type(("array", "float64", 2, "C")) == "float64[:, ::1]"
+    assert format_type(("array", "float64", 2, "F")) == "float64[::1, :]"
+    assert format_type(("array", "int64", 3, "A")) == "int64[:, :, :]"
+    assert format_type(("scalar", "bool")) == "bool"
+
+
+def test_eager_signatures_accept_what_numba_converts():
+    f64_any = ("array", "float64", 2, "A")
+    assert _accepts(f64_any, ("array", "float64", 2, "C"))
+    assert not _accepts(("array", "float64", 2, "C"), ("array", "float64", 2, "A"))
+    assert not _accepts(f64_any, ("array", "float32", 2, "C"))
+    assert _accepts(("scalar", "float64"), ("scalar", "int64"))
+    assert not _accepts(("scalar", "int64"), ("scalar", "float64"))
+
+
+class FakeModule:
+    def __init__(self):
+        self.calls = 0
+
+    def f__s0(self, a, k):
+        self.calls += 1
+        return float(a.sum()) * k
+
+
+@pytest.fixture
+def runtime(monkeypatch):
+    module = FakeModule()
+    runtime = ModuleRuntime("m.py", "openmp", {}, [("f", (("array", "float64", 1, "C"), ("scalar", "float64")),
+                                                      "k" * 40, "f__s0")], None, name="m")
+    monkeypatch.setattr(runtime, "_load", lambda key, name, types: module)
+    return runtime, module
+
+
+def test_dispatch_calls_the_matching_specialization_and_caches_it(runtime):
+    runtime, module = runtime
+    f = runtime.dispatcher("f", ("a", "k"), eager=True)
+    assert f(np.ones(3), 2.0) == 6.0
+    assert f(np.ones(4), 3) == 12.0
+    assert len(f._by_key) == 2
+    assert runtime.specializations == [("f", (("array", "float64", 1, "C"), ("scalar", "float64")))]
+
+
+@pytest.mark.parametrize("args,param,what", [
+    ((np.ones(3, dtype=np.float32), 1.0), "a", "float32"),
+    ((np.ones((3, 3)), 1.0), "a", "float64[:, ::1]"),
+    ((np.ones(6)[::2], 1.0), "a", "float64[:]"),
+    ((np.ones(3), np.ones(3)), "k", "float64[::1]"),
+])
+def test_eager_mismatch_is_a_type_error_naming_the_parameter(runtime, args, param, what):
+    runtime, _ = runtime
+    f = runtime.dispatcher("f", ("a", "k"), eager=True)
+    with pytest.raises(DispatchError, match=re.escape(f"argument '{param}' has type {what}")) as raised:
+        f(*args)
+    assert isinstance(raised.value, TypeError)
+
+
+@pytest.mark.parametrize("value,message", [
+    ([1.0, 2.0], "must be a NumPy array or a number, got list"),
+    (np.ones(3, dtype=np.complex128), "has dtype complex128"),
+    (np.array(["a"]), "has dtype str"),
+])
+def test_unsupported_arguments_are_type_errors_naming_the_parameter(runtime, value, message):
+    runtime, _ = runtime
+    f = runtime.dispatcher("f", ("a", "k"), eager=False)
+    with pytest.raises(TypeError, match=f"f\\(\\): argument 'a' {message}"):
+        f(value, 1.0)
+
+
+def test_wrong_argument_count_is_a_type_error(runtime):
+    runtime, _ = runtime
+    f = runtime.dispatcher("f", ("a", "k"), eager=True)
+    with pytest.raises(TypeError, match="takes 2 arguments"):
+        f(np.ones(3))
