@@ -22,6 +22,7 @@ consumer's loop body (``body``).
 from __future__ import annotations
 
 import copy
+import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -35,20 +36,21 @@ from .lowering_errors import NumpyLoweringError
 MATH_UFUNCS = {
     "sqrt", "cbrt", "exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "sin", "cos", "tan",
     "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "arctan2",
-    "hypot", "fabs", "floor", "ceil", "trunc", "copysign", "isnan", "isinf", "isfinite",
+    "hypot", "fabs", "floor", "ceil", "trunc", "copysign", "isnan", "isinf", "isfinite", "fmod",
 }
 # Element-wise ufuncs that are operators on scalars.
 BINARY_UFUNCS = {
     "add": "+", "subtract": "-", "multiply": "*", "divide": "/", "true_divide": "/",
     "floor_divide": "//", "mod": "%", "remainder": "%", "power": "**", "pow": "**",
-    "bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^",
+    "float_power": "**", "bitwise_and": "&", "bitwise_or": "|", "bitwise_xor": "^",
+    "left_shift": "<<", "right_shift": ">>",
 }
 COMPARE_UFUNCS = {"less": "<", "less_equal": "<=", "greater": ">", "greater_equal": ">=",
                   "equal": "==", "not_equal": "!="}
 REDUCTIONS = {"sum": "sum", "prod": "prod", "product": "prod", "min": "min", "amin": "min",
               "max": "max", "amax": "max", "mean": "mean", "any": "any", "all": "all",
               "count_nonzero": "count", "var": "var", "std": "std", "argmin": "argmin",
-              "argmax": "argmax", "nansum": None}
+              "argmax": "argmax"}
 ALLOCATIONS = {"empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like",
                "full_like", "arange", "linspace", "eye", "identity"}
 
@@ -77,6 +79,7 @@ class ArrayValue:
     element: Callable | None
     dtype: ScalarType
     costly: bool = False
+    temporary: n.Name | None = None
 
     @property
     def ndim(self) -> int:
@@ -292,7 +295,10 @@ class ElementLowering:
                       ArrayType(dtype, len(shape), "C"), self.loc)
 
     def materialize(self, value: ArrayValue, pre: list, prefix: str = "tmp") -> n.Name:
-        """Allocate a fresh local, fill it with ``value``; statements go to ``pre``."""
+        """Allocate a fresh local, fill it with ``value``; statements go to ``pre``. A value
+        already computed into a temporary is that temporary."""
+        if value.temporary is not None:
+            return clone(value.temporary)
         type = ArrayType(value.dtype, value.ndim, "C")
         tmp = self.namer.fresh(prefix, type)
         pre.append(n.Assign(self.b.name(tmp, type), self.allocation(value.shape, value.dtype), self.loc))
@@ -575,7 +581,7 @@ class ElementLowering:
         def element(idx, body):
             return n.Index(clone(array), [clone(i) for i in idx], array.type.dtype, self.loc)
 
-        return ArrayValue(list(shape), element, array.type.dtype)
+        return ArrayValue(list(shape), element, array.type.dtype, temporary=array)
 
     # ----------------------------------------------------------------- calls
 
@@ -656,6 +662,12 @@ class ElementLowering:
                 low = b.builtin("max", [b.cast(x, dtype), b.cast(lo, dtype)], dtype)
                 return b.builtin("min", [low, b.cast(hi, dtype)], dtype)
             return self.elementwise(call.args[:3], dtype, pre, clip)
+        if name in ("cumsum", "cumprod"):
+            return self.scan(name, call, pre)
+        if name in ("ravel", "flatten"):
+            return self.flat(self.array(self.subject(call), pre), None)
+        if name == "isclose":
+            return self.elementwise(call.args[:2], BOOL, pre, self.close_to(call, pre))
         if name in ("diff",):
             source = self.array(call.args[0], pre)
             if source.ndim != 1 or self.arg(call, 1, "n") is not None:
@@ -707,6 +719,13 @@ class ElementLowering:
             return lambda x: n.UnaryOp("-", x, dtype, self.loc)
         if name == "reciprocal":
             return lambda x: b.binop("/", b.const(1, dtype), x, dtype)
+        if name in ("positive", "conj", "conjugate"):
+            return lambda x: b.cast(x, dtype)
+        if name == "invert":
+            return lambda x: n.UnaryOp("not" if dtype.is_bool else "~", x, dtype, self.loc)
+        if name in ("deg2rad", "radians", "rad2deg", "degrees"):
+            factor = math.pi / 180.0 if name in ("deg2rad", "radians") else 180.0 / math.pi
+            return lambda x: b.binop("*", b.cast(x, dtype), b.const(factor, dtype), dtype)
         if name in ("logical_and", "logical_or"):
             op = name.split("_")[1]
             return lambda x, y: n.BoolOp(op, [x, y], BOOL, self.loc)
@@ -732,6 +751,26 @@ class ElementLowering:
             return self.reduce_all(REDUCTIONS[name], self.array(subject, pre), call.type, pre, call)
         if name in ("dot", "matmul", "vdot", "inner") and has_array_arg:
             return self.reduce_matmul_scalar(n.BinOp("@", call.args[0], call.args[1], call.type, call.loc), pre)
+        if name == "item" and has_array_arg:
+            value = self.array(subject, pre)
+            return self.b.cast(value.element([self.b.int(0)] * value.ndim, pre), call.type)
+        if name == "allclose" and has_array_arg:
+            close = self.elementwise(call.args[:2], BOOL, pre, self.close_to(call, pre))
+            return self.reduce_all("all", close, BOOL, pre, call)
+        if name == "trace" and has_array_arg:
+            value = self.array(subject, pre)
+            extent = self.b.builtin("min", [clone(value.shape[0]), clone(value.shape[1])], INT64)
+            diagonal = ArrayValue([extent], lambda idx, body: value.element([idx[0], clone(idx[0])], body),
+                                  value.dtype)
+            return self.reduce_all("sum", diagonal, call.type, pre, call)
+        if name == "linalg.norm" and has_array_arg:
+            if len(call.args) > 1 or call.kwargs:
+                self.fail(f"`{call}` with an order or axis (only the 2-norm / Frobenius norm)", call)
+            value = self.array(subject, pre)
+            squares = ArrayValue(value.shape, lambda idx, body: self.square(value.element(idx, body), call.type),
+                                 call.type)
+            total = self.reduce_all("sum", squares, call.type, pre, call)
+            return self.b.math("np.sqrt", [total], call.type)
         if call.kind != "numpy":
             if has_array_arg and call.func in ("min", "max", "sum"):
                 self.fail(f"builtin `{call.func}` over an array (use np.{call.func})", call)
@@ -827,21 +866,95 @@ class ElementLowering:
         return ArrayValue([num], element, dtype)
 
     def reshape(self, call: n.Call, pre: list) -> ArrayValue:
-        """Only reshapes that add or drop unit dimensions (``v.reshape((-1, 1))``) are lowered:
-        a general reshape reorders elements through the memory layout."""
+        """``a.reshape(shape)`` read in C order: adding or dropping unit dimensions of a 1-D
+        array maps indices directly; any other shape goes through the flat index."""
         source = self.array(self.subject(call), pre)
         dims = call.args[1:]
         if len(dims) == 1 and isinstance(dims[0], n.TupleExpr):
             dims = dims[0].elements
+        elif len(dims) == 1 and isinstance(getattr(dims[0], "type", None), TupleType):
+            dims = self.shape_arg(dims[0], pre)
+        if "order" in call.kwargs:
+            self.fail(f"`{call}` with an order", call)
         consts = [const_int(d) for d in dims]
         kept = [c for c in consts if c != 1]
-        if source.ndim == 1 and None not in consts and len(kept) == 1 and kept[0] == -1:
+        if source.ndim == 1 and len(kept) == 1 and kept[0] == -1:
             shape = [self.b.int(1) if c == 1 else source.shape[0] for c in consts]
             pos = consts.index(-1)
             return ArrayValue(shape, lambda idx, body: source.element([idx[pos]], body), source.dtype,
                               source.costly)
-        self.fail(f"`{call}` (reshape other than adding unit dimensions to a 1-D array)", call,
-                  "write the loops over the original indices")
+        if consts.count(-1) > 1:
+            self.fail(f"`{call}` with more than one -1", call)
+        extents = [self.scalar(d, pre) for d in dims]
+        if -1 in consts:
+            known = self.size([e for e, c in zip(extents, consts) if c != -1])
+            extents[consts.index(-1)] = self.b.binop("//", self.size(source.shape), known, INT64)
+        return self.flat(source, extents)
+
+    def flat(self, source: ArrayValue, shape: list | None) -> ArrayValue:
+        """``source`` read in C order as an array of ``shape`` (1-D when None): each result
+        index becomes a flat position, split back into ``source``'s indices."""
+        b = self.b
+        shape = [self.size(source.shape)] if shape is None else shape
+
+        def element(idx, body):
+            position = clone(idx[0])
+            for d in range(1, len(shape)):
+                position = b.add(b.mul(position, clone(shape[d])), clone(idx[d]))
+            parts = []
+            for d in reversed(range(source.ndim)):
+                if d == 0:
+                    parts.append(position)
+                else:
+                    parts.append(b.binop("%", clone(position), clone(source.shape[d]), INT64))
+                    position = b.binop("//", position, clone(source.shape[d]), INT64)
+            return source.element(list(reversed(parts)), body)
+
+        return ArrayValue(shape, element, source.dtype, source.costly)
+
+    def scan(self, name: str, call: n.Call, pre: list) -> ArrayValue:
+        """``np.cumsum``/``np.cumprod`` (flattened, axis=None): a serial loop into a temporary."""
+        if self.arg(call, 1, "axis") is not None:
+            self.fail(f"`{call}` along an axis", call)
+        b = self.b
+        dtype = call.type.dtype
+        source = self.array(self.subject(call), pre)
+        source = source if source.ndim == 1 else self.flat(source, None)
+        type = ArrayType(dtype, 1, "C")
+        out = self.namer.fresh("tmp", type)
+        acc = self.namer.fresh(name[3:], dtype)
+        pre.append(n.Assign(b.name(out, type), self.allocation(source.shape, dtype), self.loc))
+        pre.append(n.Assign(b.name(acc, dtype), b.const(0 if name == "cumsum" else 1, dtype), self.loc))
+
+        def body(idx):
+            stmts = []
+            element = b.cast(source.element(idx, stmts), dtype)
+            stmts.append(n.AugAssign(b.name(acc, dtype), "+" if name == "cumsum" else "*", element, loc=self.loc))
+            stmts.append(n.Assign(n.Index(b.name(out, type), [clone(idx[0])], dtype, self.loc),
+                                  b.name(acc, dtype), self.loc))
+            return stmts
+
+        pre.extend(self.loop_nest(source.shape, body))
+        return self.read_back(b.name(out, type), source.shape)
+
+    def close_to(self, call: n.Call, pre: list):
+        """``|a - b| <= atol + rtol * |b|`` (np.isclose's test, NaNs never close)."""
+        b = self.b
+        rtol = self.scalar(self.arg(call, 2, "rtol", n.Const(1e-05, FLOAT64, self.loc)), pre)
+        atol = self.scalar(self.arg(call, 3, "atol", n.Const(1e-08, FLOAT64, self.loc)), pre)
+
+        def test(x, y):
+            x, y = b.cast(x, FLOAT64), b.cast(y, FLOAT64)
+            gap = b.builtin("abs", [b.binop("-", x, y, FLOAT64)], FLOAT64)
+            bound = b.binop("+", clone(atol), b.binop("*", clone(rtol), b.builtin("abs", [clone(y)], FLOAT64),
+                                                      FLOAT64), FLOAT64)
+            return n.Compare("<=", gap, bound, BOOL, self.loc)
+
+        return test
+
+    def square(self, x, dtype):
+        x = self.b.cast(x, dtype)
+        return self.b.binop("*", x, clone(x), dtype)
 
     # ----------------------------------------------------------------- reductions
 

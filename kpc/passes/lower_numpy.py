@@ -183,6 +183,8 @@ class FunctionLowering:
             s.value = self.returned(s.value, low, pre)
             return pre + [s]
         if isinstance(s, n.ExprStmt):
+            if isinstance(s.value, n.Call) and s.value.func == ".fill":
+                return pre + self.store(s.value.args[0], s.value.args[1], None, low, pre, s.loc)
             s.value = low.scalar(s.value, pre)
             return pre + [s]
         return [s]
@@ -217,6 +219,8 @@ class FunctionLowering:
                 low.fail(f"the strided or transposed view `{target.id} = {value}`, written through or "
                          "passed to a kernel", value, "Kokkos subviews have unit steps; pass the base array")
             array = low.array(value, pre)
+            if array.temporary is not None:
+                return [n.Assign(target, clone(array.temporary), s.loc)]
             if any(isinstance(node, n.Name) and node.id == target.id for node in n.walk(value)):
                 tmp = low.materialize(array, pre)
                 return [n.Assign(target, tmp, s.loc)]

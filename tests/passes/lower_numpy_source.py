@@ -190,6 +190,9 @@ class _Builder:
             if module == "math":
                 return n.Call(name, args, "math", {}, FLOAT64, loc)
             return n.Call(f"np.{name}", args, "numpy", kwargs, numpy_type(name, args, kwargs), loc)
+        if ast.unparse(e.func) == "np.linalg.norm":
+            args = [self.expr(a) for a in e.args]
+            return n.Call("np.linalg.norm", args, "numpy", kwargs, dtype_of(args[0].type), loc)
         if isinstance(e.func, ast.Attribute):
             obj = self.expr(e.func.value)
             args = [obj] + [self.expr(a) for a in e.args]
@@ -255,6 +258,12 @@ def numpy_type(name, args, kwargs):
             d = INT64
         axis = kwargs.get("axis") or (args[1] if len(args) > 1 else None)
         return ArrayType(d, first.ndim - 1, "C") if axis is not None and first.ndim > 1 else d
+    if name in ("trace", "item"):
+        return dtype_of(first)
+    if name == "allclose":
+        return BOOL
+    if name == "isclose":
+        return ArrayType(BOOL, max(ndim(a.type) for a in args), "C")
     if name in ("empty", "zeros", "ones", "full"):
         shape = args[0].type
         rank = len(shape.elements) if isinstance(shape, TupleType) else 1
