@@ -170,7 +170,43 @@ def run_ir(args: argparse.Namespace) -> int:
     return 0
 
 
-SUBCOMMANDS = (add_doctor_command, add_ir_command)
+def add_cache_command(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "cache",
+        help="list, inspect or clear the build cache of compiled Kokkos modules",
+        description=(
+            "The build cache ($KPC_CACHE_DIR, default ~/.cache/kpc) holds one folder per compiled "
+            "module: generated C++, the extension, and a manifest with its checksum. "
+            "'ls' lists entries, 'info KEY' shows one (a key prefix is enough) and verifies it, "
+            "'clear [KEY]' removes one entry or all of them."
+        ),
+    )
+    parser.add_argument("action", choices=("ls", "info", "clear"))
+    parser.add_argument("key", nargs="?", default="", help="a cache key or a prefix of one")
+    parser.set_defaults(run=run_cache)
+
+
+def run_cache(args: argparse.Namespace) -> int:
+    from kpc.runtime.cache import BuildCache, format_entry, format_listing
+
+    cache = BuildCache()
+    if args.action == "ls":
+        print(format_listing(cache))
+        return 0
+    if args.action == "clear":
+        removed = cache.clear(args.key)
+        print(f"removed {removed} entr{'y' if removed == 1 else 'ies'} from {cache.root}")
+        return 0
+    found = cache.find(args.key) if args.key else []
+    if len(found) != 1:
+        what = "no entry" if not found else f"{len(found)} entries"
+        print(f"error: {what} with a key starting with {args.key!r} in {cache.root}", file=sys.stderr)
+        return 1
+    print(format_entry(*found[0]))
+    return 0
+
+
+SUBCOMMANDS = (add_doctor_command, add_ir_command, add_cache_command)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -290,3 +290,54 @@ def _write_json(path: Path, data: dict) -> None:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
         raise
+
+
+# --------------------------------------------------------------------------- text for `kpc cache`
+
+
+def format_listing(cache: BuildCache) -> str:
+    """One line per entry: key, size, age, the Python file and the signatures it holds."""
+    lines = []
+    for key, path, manifest in cache.entries():
+        if manifest is None:
+            lines.append(f"{key[:12]}  (corrupt: no readable manifest; rebuilt on next use)")
+            continue
+        size = manifest.get("size", 0) / 1e6
+        source = os.path.basename(str(manifest.get("python_source", "?")))
+        functions = sorted({e["function"] for e in manifest.get("entries", [])})
+        lines.append(f"{key[:12]}  {size:6.2f} MB  {_age(manifest.get('created', 0)):>8}  "
+                     f"{manifest.get('space', '?'):7}  {source}: {', '.join(functions)}")
+    return "\n".join(lines) if lines else f"(no entries in {cache.root})"
+
+
+def format_entry(key: str, path: Path, manifest: Optional[dict]) -> str:
+    """Everything a manifest says about one entry, and whether it verifies."""
+    lines = [f"key       {key}", f"folder    {path}"]
+    if manifest is None:
+        return "\n".join(lines + ["state     corrupt: no readable manifest (rebuilt on next use)"])
+    try:
+        BuildCache(path.parent.parent.parent).verify(key)
+        state = "ok (checksum verified)"
+    except (CacheCorrupt, FileNotFoundError) as error:
+        state = f"corrupt: {error} (rebuilt on next use)"
+    lines += [
+        f"state     {state}",
+        f"source    {manifest.get('python_source')}",
+        f"space     {manifest.get('space')}",
+        f"kokkos    {manifest.get('kokkos')}",
+        f"compiler  {' '.join(str(c) for c in manifest.get('compiler', []))}",
+        f"built     {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(manifest.get('created', 0)))} "
+        f"in {manifest.get('build_seconds', '?')} s",
+        f"library   {manifest.get('library')} ({manifest.get('size')} bytes, sha256 {manifest.get('sha256')})",
+        "entries",
+    ]
+    lines += [f"  {e['symbol']}: {e['function']}({', '.join(e['types'])})" for e in manifest.get("entries", [])]
+    return "\n".join(lines)
+
+
+def _age(created: float) -> str:
+    seconds = max(0.0, time.time() - created)
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{seconds / size:.0f} {unit}"
+    return f"{seconds:.0f} s"
