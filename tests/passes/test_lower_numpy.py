@@ -17,7 +17,7 @@ import pytest
 from kpc.ir import nodes as n
 from kpc.ir.module import Module
 from kpc.ir.printer import format_function
-from kpc.ir.types import UNKNOWN, ArrayType
+from kpc.ir.types import INT64, UNKNOWN, ArrayType
 from kpc.passes.lower_numpy import LowerNumpy, array_level_nodes, lower_function
 from kpc.passes.lowering_errors import NumpyLoweringError
 from kpc.passes.manager import PassContext
@@ -653,3 +653,19 @@ def test_norm_trace_item_and_closeness():
             return (np.linalg.norm(x), np.linalg.norm(a), np.trace(a), x[1:2].item(), a[2:3, 1:2].item(),
                     np.isclose(x, y), np.allclose(x, x + 1e-12), np.allclose(x, y))
     """, dict(a="f64[:, :]", x="f64[:]", y="f64[:]"), mat(4, 5), vec(5), vec(5))
+
+
+def test_computed_array_passed_to_a_kernel_is_materialised_views_are_passed_as_they_are():
+    f = typed_function("""
+        def k(a, b):
+            return a[0, 0]
+    """, a="f64[:, :]", b="f64[:]")
+    vector, f64 = f.param("b").type, f.param("b").type.dtype
+    computed = n.BinOp("+", n.Name("b", vector), n.Const(1.0, f64), type=vector)
+    row = n.Index(n.Name("a", f.param("a").type), [n.Const(1, INT64)], type=vector)
+    f.body[:0] = [n.ExprStmt(n.Call("helper", [computed], "kernel", type=f64)),
+                  n.ExprStmt(n.Call("helper", [row], "kernel", type=f64))]
+    lower_function(f)
+    text = format_function(f)
+    assert "tmp0[i0] = b[i0] + 1.0" in text and "call @helper(tmp0)" in text
+    assert "call @helper(a[1])" in text

@@ -1,6 +1,7 @@
 """The corpus through the real frontend: ``load_module`` with the signatures of ``KPC_CASES``,
-the kokkos pipeline up to lower-numpy, then no array-level node left and, for kernels that
-use NumPy arrays, the lowered IR run by the reference interpreter equals NumPy's result."""
+the kokkos pipeline up to lower-numpy (IR verifier after each pass), then no array-level
+node left and, for kernels that use NumPy arrays, the lowered IR run by the reference
+interpreter equals NumPy's result."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 
 from kpc.api import load_module
 from kpc.ir import nodes as n
+from kpc.ir.verifier import verify
 from kpc.passes.lower_numpy import array_level_nodes
 from kpc.passes.manager import PassContext, run_pipeline
 from lower_numpy_eval import run
@@ -41,10 +43,10 @@ def test_corpus_file_through_frontend(path, cases):
         module = load_module(path, signatures=signatures)
     except Exception as error:  # the frontend's own acceptance is tested elsewhere
         pytest.skip(f"frontend: {str(error).splitlines()[0]}")
-    ctx = PassContext(target="kokkos")
-    run_pipeline(module, ctx, after="infer-view-dims")
+    ctx = PassContext(target="kokkos", verify=True)
+    run_pipeline(module, ctx, after="infer-view-dims", verifier=verify)
     before = {name: _uses_numpy(f) for name, f in module.functions.items()}
-    run_pipeline(module, ctx, names=["lower-numpy"])
+    run_pipeline(module, ctx, names=["lower-numpy"], verifier=verify)
     namespace = {"np": np, "math": math, "prange": range}
     exec(compile(_strip_decorators(path.read_text()), str(path), "exec"), namespace)
     checked = []
