@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from kpc.ir import nodes as n
 from kpc.ir.types import INT64, UNKNOWN, ArrayType
 
-from .dependence import ArrayScope, statements
+from .dependence import ArrayScope, assigned_names, statements, stmt_defs
 from .manager import Pass, register
 
 
@@ -33,6 +35,15 @@ def _subview_type(base_type, indices: list):
     return ArrayType(base_type.dtype, rank, layout, base_type.readonly)
 
 
+@dataclass(eq=False)
+class _Frame:
+    """An enclosing loop of the statement being rewritten (``loop`` None for an ``if``)."""
+
+    loop: n.Stmt | None
+    assigned: set
+    hoisted: list = field(default_factory=list)  # assignments placed before the loop
+
+
 class _Unit:
     """One PyKokkos function body: a workunit (region) or a ``@pk.function`` (device function)."""
 
@@ -44,6 +55,7 @@ class _Unit:
         self.scope = ArrayScope(function)
         self.taken = taken
         self.subviews: dict = {}  # subview name -> the block that assigns it
+        self.frames: list = []  # enclosing loops (and ifs, which stop hoisting), innermost last
 
     def fresh(self, hint: str, ty) -> str:
         name, k = hint, 1
@@ -106,13 +118,30 @@ class _Unit:
                 self.warn(expr, f"subview {expr} is evaluated conditionally and cannot be given its own "
                                 f"assignment; PyKokkos rejects inline subviews")
                 return expr
-            view = self.normalized(expr, before)
+            needs = {x.id for x in n.walk(expr) if isinstance(x, n.Name)}
+            target = self.hoist_target(needs)
+            placed = target.hoisted if target is not None else before
+            view = self.normalized(expr, placed)
             hint = "_".join([expr.base.id] + [i.id for i in view.indices if isinstance(i, n.Name)])
             name = self.fresh(hint, view.type)
             self.subviews[name] = None
-            before.append(n.Assign(n.Name(name, view.type, expr.loc), view, expr.loc))
+            placed.append(n.Assign(n.Name(name, view.type, expr.loc), view, expr.loc))
             return n.Name(name, view.type, expr.loc)
         return expr
+
+    def hoist_target(self, needs: set):
+        """The outermost enclosing loop that does not assign any of ``needs`` (None: place it here).
+
+        A subview of ``cluster[i]`` inside ``for j`` is created once per ``i``
+        instead of once per ``j``. Never across an ``if``: the subview would be
+        created where the source does not create it.
+        """
+        target = None
+        for frame in reversed(self.frames):
+            if frame.loop is None or frame.assigned & needs:
+                break
+            target = frame
+        return target
 
     def block(self, body: list) -> list:
         out = []
@@ -145,10 +174,16 @@ class _Unit:
                     stmt.target.indices = self.expr(stmt.target.indices, before, True)
             out += before
             if isinstance(stmt, (n.For, n.While)):
+                frame = _Frame(stmt, assigned_names(stmt.body) | set(stmt_defs(stmt)))
+                self.frames.append(frame)
                 stmt.body = self.block(stmt.body)
+                self.frames.pop()
+                out += frame.hoisted
             elif isinstance(stmt, n.If):
+                self.frames.append(_Frame(None, set()))
                 stmt.body = self.block(stmt.body)
                 stmt.orelse = self.block(stmt.orelse)
+                self.frames.pop()
             out.append(stmt)
         return out
 
@@ -173,9 +208,10 @@ class MaterializeSubviews(Pass):
     with bare-name integer positions, each name assigned once per workunit, never
     inline in a call. In parallel regions and in device functions (``role``
     ``device``/``both``), every subview expression (slices, or fewer indices than
-    the rank) gets such an assignment just before its statement; positions that
-    are not names get a local first (``ip1 = i + 1``); trailing ``:`` are made
-    explicit. A user's ``r = a[i]`` assigned twice in the same block is renamed;
+    the rank) gets such an assignment before its statement, hoisted out of the
+    enclosing loops that do not change its positions (not out of an ``if``);
+    positions that are not names get a local first (``ip1 = i + 1``); trailing
+    ``:`` are made explicit. A user's ``r = a[i]`` assigned twice in the same block is renamed;
     in different branches it is reported. Host code is left alone.
 
     Before::
@@ -193,14 +229,14 @@ class MaterializeSubviews(Pass):
         func @potential(cluster: f64[:, :] C) -> f64   role=entry parallel
           energy: f64 = 0.0
           parallel_reduce(sum:energy) Range i: i64 in prange(0, len(cluster) - 1):
+            cluster_i: f64[:] C = cluster[i, :]
+            ip1: i64 = i + 1
+            cluster_ip1: f64[:] C = cluster[ip1, :]
+            k0: i64 = 0
+            cluster_k0: f64[:] C = cluster[k0, :]
             for j: i64 in range(i + 1, len(cluster)):
-              cluster_i: f64[:] C = cluster[i, :]
               cluster_j: f64[:] C = cluster[j, :]
               energy += call @lj(call @distance(cluster_i, cluster_j))
-              ip1: i64 = i + 1
-              cluster_ip1: f64[:] C = cluster[ip1, :]
-              k0: i64 = 0
-              cluster_k0: f64[:] C = cluster[k0, :]
               energy += call @lj(call @distance(cluster_ip1, cluster_k0))
           return energy
     """

@@ -201,3 +201,29 @@ def test_flatten_normalizes_stepped_ranges():
         "    i = 1 + t2 * 3",
         "    x[i] = 0.0",
     ]
+
+
+def test_subviews_are_hoisted_out_of_loops_but_not_out_of_ifs():
+    module, _ = run("""
+        @njit
+        def dot(u, v):
+            return u[0] * v[0] + u[1] * v[1]
+
+        @njit(parallel=True)
+        def k(a, out):
+            for i in prange(a.shape[0]):
+                for j in range(a.shape[0]):
+                    out[i] += dot(a[i], a[j])
+                    if j > i:
+                        out[i] += dot(a[i], a[j])
+        """, {"k": "(f8[:, ::1], f8[:])"}, ANALYSIS + ["materialize-subviews"], target="pykokkos")
+    assert body_text(module.functions["k"])[1:] == [
+        "    a_i: f64[:] C = a[i, :]",
+        "    for j: i64 in range(0, a.shape[0]):",
+        "      a_j: f64[:] C = a[j, :]",
+        "      out[i] += call @dot(a_i, a_j)",
+        "      if j > i:",
+        "        a_i2: f64[:] C = a[i, :]",
+        "        a_j2: f64[:] C = a[j, :]",
+        "        out[i] += call @dot(a_i2, a_j2)",
+    ]

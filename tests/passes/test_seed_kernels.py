@@ -62,11 +62,11 @@ def test_lennard_jones_for_pykokkos_passes_rows_as_named_subviews():
     module, _ = compiled("lennard_jones", {"potential": "(f8[:, ::1],)"}, target="pykokkos")
     potential = module.functions["potential"]
     outer, inner = loops(potential)
-    first = inner.body[:2]
-    assert [str(s.value) for s in first] == ["cluster[i, :]", "cluster[j, :]"]
-    call = inner.body[2].value
-    assert [str(a) for a in call.args] == [s.target.id for s in first]
-    assert set(s.target.id for s in first) <= set(outer.parallel.privates)
+    row_i, row_j = outer.body[0], inner.body[0]  # row i once per i, row j once per j
+    assert [str(s.value) for s in (row_i, row_j)] == ["cluster[i, :]", "cluster[j, :]"]
+    call = inner.body[1].value
+    assert [str(a) for a in call.args] == [row_i.target.id, row_j.target.id]
+    assert {row_i.target.id, row_j.target.id} <= set(outer.parallel.privates)
 
 
 def test_sum2d_is_a_parallel_reduction_and_the_report_says_so():
