@@ -82,14 +82,14 @@ class PyKokkosBuild:
 
 
 def build_pykokkos(path, out_dir, signatures=None, space: str | None = None,
-                   source: str | None = None) -> PyKokkosBuild:
+                   source: str | None = None, auto_parallel: bool = True) -> PyKokkosBuild:
     """Translate the Numba kernels of ``path`` into a PyKokkos module ``<out_dir>/<stem>.py``.
 
     ``signatures`` as for ``load_module``; ``space``: ``None`` for PyKokkos's default
     execution space, or ``"OpenMP"``, ``"Serial"``, ``"Threads"``. Kernels that cannot be
     translated stay Numba (re-exported from ``path``), listed in the returned report. A
     kernel the frontend or the type passes reject keeps the whole module as Numba, with
-    that diagnostic as the reason.
+    that diagnostic as the reason. ``auto_parallel=False``: only ``prange`` loops run in parallel.
     """
     from kpc.backend.pykokkos import check, emit_module
     from kpc.ir.module import Rejected
@@ -97,7 +97,7 @@ def build_pykokkos(path, out_dir, signatures=None, space: str | None = None,
 
     path = os.fspath(path)
     module = load_module(path, signatures=signatures, source=source)
-    ctx = PassContext(target="pykokkos")
+    ctx = PassContext(target="pykokkos", auto_parallel=auto_parallel)
     try:
         run_pipeline(module, ctx)
     except KpcError as error:
@@ -172,7 +172,7 @@ class BuildResult:
 
 
 def build(path, out, signatures=None, space: str = "openmp", strict: bool = False,
-          source: str | None = None) -> BuildResult:
+          source: str | None = None, auto_parallel: bool = True) -> BuildResult:
     """Translate the Numba kernels of ``path`` to Kokkos C++ and write the drop-in ``<out>/<stem>.py``.
 
     Functions with eager signatures (``@njit("f8(f8[:])")``) or with ``signatures``
@@ -181,7 +181,8 @@ def build(path, out, signatures=None, space: str = "openmp", strict: bool = Fals
     does); the others compile on the first call for each new argument-type
     signature. Compiled modules live in the build cache (``$KPC_CACHE_DIR``).
     Functions kpc cannot translate stay Numba in the drop-in module (``strict``:
-    raise instead).
+    raise instead). ``auto_parallel=False``: only ``prange`` loops run in parallel (also for
+    the specializations the drop-in module compiles later).
     """
     from kpc.backend.kokkos.dropin import DropinFunction, emit_dropin, python_signature
     from kpc.runtime.cache import BuildCache
@@ -194,7 +195,7 @@ def build(path, out, signatures=None, space: str = "openmp", strict: bool = Fals
             source = handle.read()
     generic = load_module(path, source=source, strict=strict)
     rejected = {name: str(r.diagnostic) for name, r in generic.rejected.items()}
-    for name, reason in _untranslatable(path, source, generic).items():
+    for name, reason in _untranslatable(path, source, generic, auto_parallel).items():
         if strict:
             raise KpcError.at(generic.functions[name].loc, reason, "kokkos backend")
         rejected[name] = reason
@@ -207,11 +208,12 @@ def build(path, out, signatures=None, space: str = "openmp", strict: bool = Fals
         eager.add(name)
         requests += [(name, types) for types in texts]
     if not strict:
-        for name, reason in _failing_requests(path, source, requests).items():
+        for name, reason in _failing_requests(path, source, requests, auto_parallel).items():
             rejected[name] = reason
             translated.remove(name)
         requests = [(name, types) for name, types in requests if name not in rejected]
-    specialized = compile_specializations(path, requests, space, source=source) if requests else []
+    specialized = (compile_specializations(path, requests, space, source=source, auto_parallel=auto_parallel)
+                   if requests else [])
 
     functions = []
     for name in translated:
@@ -224,7 +226,7 @@ def build(path, out, signatures=None, space: str = "openmp", strict: bool = Fals
     cache_root = str(BuildCache().root)
     text = emit_dropin(
         source_path=path, source_text=source, name=stem, docstring=_module_docstring(source), space=space,
-        options={}, cache_root=cache_root, functions=functions,
+        options={} if auto_parallel else {"auto_parallel": False}, cache_root=cache_root, functions=functions,
         prebuilt=[(s.function, s.types, s.key, s.symbol) for s in specialized], rejected=rejected,
     )
     output = os.path.join(os.fspath(out), f"{stem}.py")
@@ -241,11 +243,13 @@ def compile_specialization(source_path, function: str, types: tuple, space: str,
 
     Called by a drop-in module the first time it sees new argument types.
     """
-    result = compile_specializations(source_path, [(function, tuple(types))], space)
+    result = compile_specializations(source_path, [(function, tuple(types))], space,
+                                     auto_parallel=options.get("auto_parallel", True))
     return result[0].key, result[0].symbol
 
 
-def compile_specializations(path, requests, space: str = "openmp", source: str | None = None) -> list:
+def compile_specializations(path, requests, space: str = "openmp", source: str | None = None,
+                            auto_parallel: bool = True) -> list:
     """Compile ``requests`` (``(function, argument types)`` pairs) into one translation unit.
 
     Returns a ``Specialized`` per request, in order. A request the compiler cannot type
@@ -283,7 +287,7 @@ def compile_specializations(path, requests, space: str = "openmp", source: str |
                 break
         else:
             rounds.append({function: tuple(types)})
-    specializations = [_typed_specialization(path, source, entries) for entries in rounds]
+    specializations = [_typed_specialization(path, source, entries, auto_parallel) for entries in rounds]
     specializations = [Specialization(module, list(entries)) for module, entries in zip(specializations, rounds)]
     stem = os.path.splitext(os.path.basename(path))[0]
     unit = emit_translation_unit(specializations, space=space, source=path, generated_name=f"{stem}.kokkos.cpp")
@@ -347,7 +351,7 @@ def kokkos_key_material(unit, install, toolchain) -> dict:
     }
 
 
-def _typed_specialization(path, source, entries: dict):
+def _typed_specialization(path, source, entries: dict, auto_parallel: bool = True):
     """The module typed for ``entries`` (function -> argument types) after the kokkos pipeline,
     holding only those functions and what they call."""
     import networkx as nx
@@ -371,7 +375,7 @@ def _typed_specialization(path, source, entries: dict):
             del module.functions[name]
     module.rebuild_callgraph()
     try:
-        run_pipeline(module, PassContext(target="kokkos"))
+        run_pipeline(module, PassContext(target="kokkos", auto_parallel=auto_parallel))
     except KpcError as error:
         raise SpecializationTypeError(_reason(error)) from None
     return module
@@ -401,7 +405,7 @@ def _signature_requests(signatures, generic) -> dict:
     return requested
 
 
-def _failing_requests(path, source, requests) -> dict:
+def _failing_requests(path, source, requests, auto_parallel: bool = True) -> dict:
     """Requested specializations that cannot be typed or emitted, checked one by one without
     compiling: function -> reason (the function then stays Numba)."""
     from kpc.backend.kokkos.cxx import BackendError
@@ -413,7 +417,7 @@ def _failing_requests(path, source, requests) -> dict:
         if name in reasons:
             continue
         try:
-            module = _typed_specialization(path, source, {name: types})
+            module = _typed_specialization(path, source, {name: types}, auto_parallel)
             emit_translation_unit([Specialization(module, [name])])
         except (SpecializationTypeError, BackendError) as error:
             signature = ", ".join(format_type(t) for t in types)
@@ -432,7 +436,7 @@ def _runtime_type(t) -> tuple:
     raise ValueError(f"kpc cannot take arguments of type {t} from Python yet")
 
 
-def _untranslatable(path, source, generic) -> dict:
+def _untranslatable(path, source, generic, auto_parallel: bool = True) -> dict:
     """Functions whose generic typing (float64 assumed) the pipeline or the Kokkos emitter
     rejects: name -> reason. Checked without compiling anything."""
     import networkx as nx
@@ -447,7 +451,7 @@ def _untranslatable(path, source, generic) -> dict:
             if name not in names and not any(name in nx.descendants(module.callgraph, k) for k in names):
                 del module.functions[name]
         module.rebuild_callgraph()
-        run_pipeline(module, PassContext(target="kokkos"))
+        run_pipeline(module, PassContext(target="kokkos", auto_parallel=auto_parallel))
         for name in names:
             if name in module.rejected:
                 raise KpcError(module.rejected[name].diagnostic)

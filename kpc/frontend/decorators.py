@@ -2,7 +2,8 @@
 
 Recognized spellings (with ``import numba``, ``import numba as nb`` or
 ``from numba import njit, jit``): ``@njit``, ``@njit(...)``, ``@numba.njit``,
-``@nb.njit(...)``, ``@jit``, ``@jit(nopython=True)``, ``@numba.jit(...)``. ``@jit``
+``@nb.njit(...)``, ``@jit``, ``@jit(nopython=True)``, ``@numba.jit(...)``; and kpc's own
+``@kpc.jit`` / ``from kpc import jit`` (its options ``strict``, ``space`` are kept as written). ``@jit``
 without ``nopython`` is nopython too (the default since Numba 0.59, and what a
 0.57/0.58 ``@jit`` that compiles without fallback does); ``forceobj=True`` is object
 mode and is rejected. Options read: ``parallel``, ``fastmath``, ``cache``, ``nogil``,
@@ -24,7 +25,8 @@ from .scope import ModuleScope, NotConstant
 from .unsupported import hint
 
 JIT_DECORATORS = {"numba.njit": "njit", "numba.jit": "jit",
-                  "numba.core.decorators.njit": "njit", "numba.core.decorators.jit": "jit"}
+                  "numba.core.decorators.njit": "njit", "numba.core.decorators.jit": "jit",
+                  "kpc.jit": "njit", "kpc.jit.jit": "njit"}
 OTHER_NUMBA = ("vectorize", "guvectorize", "stencil", "cfunc", "generated_jit", "jitclass",
                "experimental.jitclass", "overload", "extending.overload")
 KNOWN_OPTIONS = {"parallel", "fastmath", "cache", "nogil", "boundscheck", "nopython", "forceobj",
