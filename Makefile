@@ -17,7 +17,7 @@ doctor: bootstrap
 	$(KPC_VENV)/bin/kpc doctor
 
 example: doctor
-	@echo "== examples/lennard_jones.py under Numba only (the CLI has no `kpc build` yet)"
+	@echo '== examples/lennard_jones.py under Numba only (the CLI has no "kpc build" yet)'
 	$(VENV_PYTHON) examples/lennard_jones.py
 
 test: bootstrap
