@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kpc.ir import nodes as n
-from kpc.ir.types import INT64, UNKNOWN, ArrayType
+from kpc.ir.types import INT64, SLICE, UNKNOWN, ArrayType
 
 from .dependence import ArrayScope, assigned_names, statements, stmt_defs
 from .manager import Pass, register
@@ -83,12 +83,12 @@ class _Unit:
         for index in view.indices:
             if isinstance(index, n.Slice):
                 indices.append(n.Slice(self.bare(index.lower, before), self.bare(index.upper, before),
-                                       self.bare(index.step, before)))
+                                       self.bare(index.step, before), SLICE, index.loc))
             else:
                 indices.append(self.bare(index, before))
         base_type = getattr(view.base, "type", UNKNOWN)
         if isinstance(base_type, ArrayType):
-            indices += [n.Slice() for _ in range(base_type.ndim - len(indices))]
+            indices += [n.Slice(type=SLICE, loc=view.loc) for _ in range(base_type.ndim - len(indices))]
         ty = _subview_type(base_type, indices) if isinstance(base_type, ArrayType) else view.type
         return n.Index(view.base, indices, ty, view.loc)
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 import textwrap
 
 from kpc.frontend import parse_module
-from kpc.passes.manager import PassContext, run_pipeline
+from kpc.ir.verifier import verify
+from kpc.passes.manager import PassContext, pipeline, run_pipeline
 
 IMPORTS = "from numba import njit, prange; import numpy as np; import math"
 
@@ -27,12 +28,12 @@ def load(source: str, signatures: dict | None = None, path: str = "kernels.py"):
 
 def run(source: str, signatures: dict | None = None, passes: list | None = None, target: str = "kokkos",
         auto_parallel: bool = True):
-    """``(module, ctx)`` after running ``passes`` (default: the target's pipeline after infer-view-dims)."""
+    """``(module, ctx)`` after running ``passes`` (default: the target's pipeline after infer-view-dims),
+    with the IR verifier after every pass."""
     module = load(source, signatures)
-    ctx = PassContext(target=target, auto_parallel=auto_parallel)
+    ctx = PassContext(target=target, auto_parallel=auto_parallel, verify=True)
     if passes is None:
-        from kpc.passes.manager import pipeline
         names = pipeline(target)
         passes = names[names.index("infer-view-dims") + 1:]
-    run_pipeline(module, ctx, passes)
+    run_pipeline(module, ctx, passes, verifier=verify)
     return module, ctx

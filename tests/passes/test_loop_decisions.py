@@ -11,6 +11,7 @@ import pytest
 from source_ir import load
 
 from kpc.ir import nodes as n
+from kpc.ir.verifier import verify
 from kpc.passes.explain import describe
 from kpc.passes.manager import PassContext, run_pipeline
 
@@ -518,8 +519,8 @@ def loop_at(function: n.Function, line: int | None) -> n.For:
 @pytest.mark.parametrize("row", ROWS, ids=lambda r: r.id)
 def test_loop_decision(row: Row):
     module = load(row.source, {"k": row.signature})
-    ctx = PassContext(auto_parallel=row.auto_parallel)
-    run_pipeline(module, ctx, PASSES)
+    ctx = PassContext(auto_parallel=row.auto_parallel, verify=True)
+    run_pipeline(module, ctx, PASSES, verifier=verify)
     loop = loop_at(module.functions["k"] if row.line is None else _function_with_line(module, row.line), row.line)
     text = describe(loop)
     assert text.startswith(row.expected), text

@@ -6,6 +6,7 @@ import pytest
 
 from kpc.frontend import parse_module
 from kpc.ir import nodes as n
+from kpc.ir.verifier import verify
 from kpc.passes.explain import explain
 from kpc.passes.manager import PassContext, run_pipeline
 
@@ -15,8 +16,8 @@ CORPUS = Path(__file__).resolve().parents[1] / "corpus"
 def compiled(name: str, signatures: dict, target: str = "kokkos", auto_parallel: bool = True):
     path = CORPUS / f"{name}.py"
     module = parse_module(path.read_text(), str(path), signatures=signatures)
-    ctx = PassContext(target=target, auto_parallel=auto_parallel)
-    run_pipeline(module, ctx)
+    ctx = PassContext(target=target, auto_parallel=auto_parallel, verify=True)
+    run_pipeline(module, ctx, verifier=verify)
     return module, ctx
 
 
