@@ -816,6 +816,8 @@ def _classify_carried(facts: LoopFacts, function, body, names: list, depth: int)
             facts.carried.append(f"running {op} {var} is read inside the loop (only sum scans run in parallel)")
         elif not _scan_shaped(body, var, defining, [u[1] for u in updates]):
             facts.carried.append(f"{var} is carried from one iteration to the next")
+        elif not _updates_apart_from_writes(body, defining):
+            facts.carried.append(f"prefix sum of {var} is updated inside a loop or next to array writes")
         elif depth > 1:
             facts.carried.append(f"prefix sum of {var} cannot be collapsed into an MDRange")
         else:
@@ -881,6 +883,32 @@ def _iteration_dependent(body, region_vars) -> set:
                         names.add(name)
                         changed = True
     return names
+
+
+def _updates_apart_from_writes(body, updates: list) -> bool:
+    """True when every update is a statement of ``body`` or sits in ``if``s that write no memory.
+
+    A scan runs its iterations twice (Kokkos' two passes); emitters run the
+    statements that write memory only in the final pass, so an update must not
+    share such a statement, nor sit in an inner loop.
+    """
+    update_ids = {id(u) for u in updates}
+    for stmt in body:
+        inner = [s for s in statements([stmt]) if id(s) in update_ids and s is not stmt]
+        if not inner:
+            continue
+        if not isinstance(stmt, n.If) or _writes_memory(stmt):
+            return False
+        if any(isinstance(s, (n.For, n.While)) for s in statements([stmt])):
+            return False
+    return True
+
+
+def _writes_memory(stmt) -> bool:
+    for inner in statements([stmt]):
+        if isinstance(inner, (n.Assign, n.AugAssign)) and isinstance(inner.target, n.Index):
+            return True
+    return any(isinstance(c, n.Call) and c.kind in ("kernel", "numpy") for c in n.walk(stmt))
 
 
 def _array_conflicts(facts: LoopFacts, accesses: list, fresh: set, subscripts: Subscripts,

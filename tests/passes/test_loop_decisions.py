@@ -317,6 +317,24 @@ ROWS = [
                 t += x[i]
             return t
         """, "(f8[:], f8[:])", "serial: prefix sum of s cannot be combined with other carried values (t)"),
+    Row("conditional-scan", """
+        @njit
+        def k(x, out):
+            s = 0
+            for i in range(x.shape[0]):
+                if x[i] > 0:
+                    s += 1
+                out[i] = s
+        """, "(f8[:], i8[:])", "parallel_scan (prefix sum: s) [Range]"),
+    Row("scan-updated-next-to-a-write", """
+        @njit
+        def k(x, out):
+            s = 0.0
+            for i in range(x.shape[0]):
+                if x[i] > 0:
+                    s += x[i]
+                    out[i] = s
+        """, "(f8[:], f8[:])", "serial: prefix sum of s is updated inside a loop or next to array writes"),
     # ---------------------------------------------------------------- serial: exits, calls, options
     Row("early-break", """
         @njit
