@@ -497,8 +497,8 @@ class ElementLowering:
                     base_idx.append(clone(pick[1]))
                 elif pick[0] == "slice":
                     _, pos, lower, step = pick
-                    scaled = clone(idx[pos]) if step == 1 else self.b.mul(self.b.int(step), clone(idx[pos]))
-                    base_idx.append(self.b.add(clone(lower), scaled))
+                    scaled = clone(idx[pos]) if abs(step) == 1 else self.b.mul(self.b.int(abs(step)), clone(idx[pos]))
+                    base_idx.append(self.b.add(clone(lower), scaled) if step > 0 else self.b.sub(clone(lower), scaled))
                 else:
                     _, pos, indexer = pick
                     sub = idx[pos:pos + indexer.ndim]
@@ -771,6 +771,8 @@ class ElementLowering:
                                  call.type)
             total = self.reduce_all("sum", squares, call.type, pre, call)
             return self.b.math("np.sqrt", [total], call.type)
+        if call.kind == "numpy" and not has_array_arg and (name in REDUCTIONS or name in ("where", "clip")):
+            return self.scalar_form(name, call, pre)
         if call.kind != "numpy":
             if has_array_arg and call.func in ("min", "max", "sum"):
                 self.fail(f"builtin `{call.func}` over an array (use np.{call.func})", call)
@@ -782,6 +784,27 @@ class ElementLowering:
                     "uint8", "bool_", "intp", "float_", "double"):
             return self.b.cast(args[0], call.type)
         return self.ufunc(call, call.type)(*args)
+
+    def scalar_form(self, name: str, call: n.Call, pre: list):
+        """NumPy reductions, ``np.where`` and ``np.clip`` applied to scalars (0-d values)."""
+        b = self.b
+        args = [self.scalar(a, pre) for a in call.args]
+        dtype = call.type
+        if name == "where":
+            return n.IfExp(args[0], b.cast(args[1], dtype), b.cast(args[2], dtype), dtype, self.loc)
+        if name == "clip":
+            low = b.builtin("max", [b.cast(args[0], dtype), b.cast(args[1], dtype)], dtype)
+            return b.builtin("min", [low, b.cast(args[2], dtype)], dtype)
+        op = REDUCTIONS[name]
+        if op in ("argmin", "argmax"):
+            return b.int(0)
+        if op in ("var", "std"):
+            return b.const(0, dtype)
+        if op in ("any", "all", "count"):
+            truth = args[0] if args[0].type == BOOL else n.Compare("!=", args[0], b.const(0, args[0].type),
+                                                                  BOOL, self.loc)
+            return b.cast(truth, dtype)
+        return b.cast(args[0], dtype)
 
     def allocation_value(self, name: str, call: n.Call, pre: list) -> ArrayValue:
         b = self.b

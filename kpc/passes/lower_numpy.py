@@ -1,4 +1,48 @@
-"""lower-numpy: NumPy array expressions, ufuncs, reductions, slicing and allocation into loops."""
+"""lower-numpy: NumPy array expressions, ufuncs, reductions, slicing and allocation into loops.
+
+What the emitters get after this pass (``array_level_nodes`` is empty), in full:
+
+- **Allocation**, one form only, a statement ``name = np.empty((e0, ..., ek), dtype=np.<dtype>)``:
+  ``Assign(Name, Call(kind="numpy", func="np.empty", args=[TupleExpr(extents)],
+  kwargs={"dtype": GlobalConst("np.<dtype>", "<dtype>", DTypeType(dtype))}))`` typed
+  ``ArrayType(dtype, k + 1, "C")``; read the dtype from ``call.type.dtype``. Extents are
+  scalar ``i64`` expressions and never negative (a slice extent is wrapped in
+  ``max(e, 0)``). The target is a local ``Name`` (the user's, or a fresh ``tmp<k>``).
+  Elements are uninitialised: ``zeros``/``ones``/``full``/``arange``/``eye``/``copy``/...
+  are this statement followed by fill loops.
+- **Loops**: ``For(Name("i<k>", i64), 0, extent, 1, kind="range")``, fresh names,
+  perfectly nested per element-wise statement (outer loop = first axis); unit axes get
+  no loop (index ``0``).
+- **Element access**: ``Index(Name, [i64 scalar per axis])``; indices are affine in the
+  loop variables (``i0 + 1``, ``n - 1 - i0``, ``2 * i0``), gathers read ``a[idx[i0]]``,
+  reshapes split a flat position with ``//`` and ``%``.
+- **Whole-array reductions** (``np.sum(x)``, ``x.max()``, ``x @ y`` of vectors, ...): a
+  scalar accumulator (the user's local for ``s = np.sum(...)``, else ``sum<k>``,
+  ``prod<k>``, ``min<k>``, ``max<k>``, ``mean<k>``, ``count<k>``, ``any<k>``, ``all<k>``)
+  set to its initial value, then a loop nest before the statement that uses it, with
+  ``acc += e`` (sum, mean, count), ``acc *= e`` (prod), ``acc = max(acc, e)`` /
+  ``min`` (builtin calls; initial value = the first element), ``acc = acc or e`` /
+  ``and``; ``mean`` then divides, ``acc = acc / f64(n0 * n1)``; ``var``/``std`` are a mean
+  then ``dev<k> = e - mean; acc += dev * dev`` (and ``np.sqrt``); ``argmin``/``argmax``
+  keep ``best<k>`` and the flat C-order position under ``if e > best``.
+- **Axis reductions and matrix products** (``a.sum(axis=1)``, ``A @ x``, ``x @ A``,
+  ``A @ B``): inside the consumer's loop nest, per output element, ``acc = init`` and an
+  inner ``for i<k> in range(0, extent)`` loop, the element being ``acc``. Where such a
+  value would be recomputed (broadcast along another axis, operand of a matrix
+  product) it is computed into a temporary first.
+- **Scalar forms**: a ufunc per element is ``Call(kind="math", func="np.<ufunc>")`` (the
+  frontend's spelling of a NumPy ufunc on scalars); ``np.abs``/``minimum``/``maximum``/
+  ``clip`` are builtin ``abs``/``min``/``max``; ``np.power`` is ``**``; ``np.sign``,
+  ``np.where``, ``triu``/``tril``, ``eye`` are ``IfExp``; ``astype`` is ``Cast``;
+  ``logical_*`` are ``BoolOp``/``not``; ``cumsum``/``cumprod`` are a serial loop with an
+  accumulator.
+- **Views stay views**: a name bound to ``a`` or ``a[1:, j]`` (integers and unit-step
+  slices only), and such subviews passed to kernels or returned. Strided, ``None``-axis
+  and transposed views bound to a name are read through instead (indices mapped).
+- **Rebinding**: ``x = x * 2`` computes into ``tmp<k>`` then rebinds ``x = tmp<k>``.
+- A ``while`` test that needs a reduction becomes ``while True:`` with the reduction
+  loops, ``if not test: break``, then the body.
+"""
 
 from __future__ import annotations
 
@@ -26,17 +70,13 @@ class LowerNumpy(Pass):
     that reads it (``x = x * 2``), or a computed array is passed to a kernel or
     returned.
 
-    After this pass the only array-level node left is the allocation, always in the
-    statement form ``name = np.empty((e0, ..., ek), dtype=np.<dtype>)``:
-    ``Assign(Name, Call(kind="numpy", func="np.empty", args=[TupleExpr(extents)],
-    kwargs={"dtype": GlobalConst("np.<dtype>", "<dtype>", DTypeType)}))`` whose
-    ``type`` is ``ArrayType(dtype, k + 1, "C")``; the extents are scalar ``i64``
-    expressions (never negative), the target a local ``Name``. Views stay as views:
-    a name bound to ``a``/``a[1:, j]`` and slices passed to kernels are untouched.
-    Generated loops are ``For(i<k>: i64 in range(0, extent))`` with fresh names;
-    every new local is in ``Function.locals``; every new node carries the
-    statement's location. A construct it cannot lower raises (and records in
-    ``module.rejected``) a ``NumpyLoweringError`` naming it: the kernel stays Numba.
+    The only array-level node left is the allocation statement
+    ``name = np.empty((e0, ..., ek), dtype=np.<dtype>)`` (the module docstring lists
+    every form the emitters get). Generated loops use fresh ``i<k>: i64`` variables;
+    every new local is in ``Function.locals``; every new node is typed and carries
+    the statement's location. A construct it cannot lower raises a
+    ``NumpyLoweringError`` (a ``KpcError``) naming it; the pass records it in
+    ``module.rejected`` with the kernels calling it: they stay Numba.
 
     Before::
 

@@ -289,7 +289,8 @@ def numpy_type(name, args, kwargs):
         return ArrayType(first.dtype, len(shape.elements) if isinstance(shape, TupleType) else len(args) - 1, "C")
     if name == "where":
         d = promote(dtype_of(args[1].type), dtype_of(args[2].type))
-        return ArrayType(d, max(ndim(a.type) for a in args), "C")
+        rank = max(ndim(a.type) for a in args)
+        return ArrayType(d, rank, "C") if rank else d
     rank = max(ndim(a.type) for a in args)
     if name in BOOL_UFUNCS:
         d = BOOL

@@ -669,3 +669,12 @@ def test_computed_array_passed_to_a_kernel_is_materialised_views_are_passed_as_t
     text = format_function(f)
     assert "tmp0[i0] = b[i0] + 1.0" in text and "call @helper(tmp0)" in text
     assert "call @helper(a[1])" in text
+
+
+def test_reductions_where_and_clip_of_scalars_are_the_scalar_forms():
+    check("""
+        def k(x, lo):
+            s = x[2]
+            return (np.max(s), np.sum(s), np.mean(s), np.argmax(s), np.count_nonzero(s),
+                    np.where(s > lo, s, lo), np.clip(s, lo, 0.5), np.std(s))
+    """, dict(x="f64[:]", lo="f64"), vec(), -0.1)
