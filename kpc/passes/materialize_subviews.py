@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kpc.ir import nodes as n
+from kpc.ir.diagnostics import Diagnostic, source_line_at
 from kpc.ir.types import INT64, SLICE, UNKNOWN, ArrayType
 
 from .dependence import ArrayScope, assigned_names, statements, stmt_defs
@@ -189,9 +190,8 @@ class _Unit:
 
     def warn(self, node, message: str) -> None:
         loc = getattr(node, "loc", n.NOLOC)
-        lines = (self.module.source or "").splitlines()
-        line = lines[loc.line - 1].strip() if 0 < loc.line <= len(lines) else ""
-        self.ctx.warnings.append(f"{loc.file}:{loc.line}: warning: {message}" + (f"\n    {line}" if line else ""))
+        self.ctx.warnings.append(Diagnostic(message, loc, construct="subview", severity="warning",
+                                            source_line=source_line_at(loc, self.module.source)))
 
 
 def _rename(stmts: list, old: str, new: str) -> None:

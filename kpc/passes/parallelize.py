@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from kpc.ir import nodes as n
+from kpc.ir.diagnostics import Diagnostic, source_line_at
 
 from .cost_guard import SERIAL_THRESHOLD
 from .dependence import ArrayScope, analyze_nest, call_effects, live_out_of_loops, statements
@@ -216,10 +217,8 @@ class _RegionFinder:
         return "; ".join(parts)
 
     def warn(self, loop: n.For, message: str) -> None:
-        lines = (self.module.source or "").splitlines()
-        line = lines[loop.loc.line - 1] if 0 < loop.loc.line <= len(lines) else ""
-        text = f"{loop.loc.file}:{loop.loc.line}: warning: {message}"
-        self.ctx.warnings.append(text + (f"\n    {line.strip()}" if line.strip() else ""))
+        self.ctx.warnings.append(Diagnostic(message, loop.loc, construct="prange", severity="warning",
+                                            source_line=source_line_at(loop.loc, self.module.source)))
 
 
 def _listing(items: list, limit: int = 3, separator: str = ", ") -> str:

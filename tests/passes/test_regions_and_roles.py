@@ -131,8 +131,10 @@ def test_prange_with_break_runs_serially_with_a_warning():
         """, {"k": "(f8[:], f8[:])"}, ANNOTATE)
     (loop,) = [s for s in n.walk(module.functions["k"]) if isinstance(s, n.For)]
     assert loop.parallel is None and loop.decision == "early exit: break at line 6 (prange runs serially)"
-    assert ctx.warnings == ["kernels.py:4: warning: prange loop has an early exit: break at line 6; it runs "
-                            "serially\n    for i in prange(x.shape[0]):"]
+    assert [str(w) for w in ctx.warnings] == [
+        "kernels.py:4:5: warning: prange loop has an early exit: break at line 6; it runs serially\n"
+        "    for i in prange(x.shape[0]):\n"
+        "    ^"]
 
 
 def test_race_warning_names_file_line_and_source():
@@ -142,8 +144,9 @@ def test_race_warning_names_file_line_and_source():
             for i in prange(1, a.shape[0]):
                 a[i] = a[i - 1] + 1.0
         """, {"k": "(f8[:],)"}, ANNOTATE)
-    assert ctx.warnings == ["kernels.py:4: warning: prange loop races: a[i] written, a[i - 1] read (distance 1); "
-                            "kept parallel as in Numba\n    for i in prange(1, a.shape[0]):"]
+    assert [str(w) for w in ctx.warnings] == [
+        "kernels.py:4:5: warning: prange loop races: a[i] written, a[i - 1] read (distance 1); kept parallel as in "
+        "Numba\n    for i in prange(1, a.shape[0]):\n    ^"]
 
 
 def test_cost_guard_applies_to_straight_line_iterations_only():
