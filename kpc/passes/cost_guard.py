@@ -9,12 +9,10 @@ from .manager import Pass, register
 # Iterations below which a region with straight-line iterations runs serially.
 # A Kokkos OpenMP dispatch costs about 1-3 us on the 2-core reference machine
 # (PERFORMANCE_NOTES.md), i.e. a few hundred cheap iterations; 512 is the
-# starting point, to be re-measured with the benchmark suite.
-SERIAL_THRESHOLD = 512
-
-# Emitted code reads this environment variable at run time; when set, its
+# starting point, to be re-measured with the benchmark suite. Emitted code reads
+# the environment variable KPC_SERIAL_THRESHOLD at run time: when set, its
 # integer value replaces ``ParallelInfo.serial_below`` (0 disables the guard).
-SERIAL_THRESHOLD_ENV = "KPC_SERIAL_THRESHOLD"
+SERIAL_THRESHOLD = 512
 
 
 def iterations_contain_loops(loop: n.For, module) -> bool:
