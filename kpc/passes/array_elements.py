@@ -244,15 +244,16 @@ class Builder:
 class ElementLowering:
     """Builds ``ArrayValue``s and scalar expressions for the statements of one function.
 
-    ``view_defs`` maps local names bound to a transposed view (``b = a.T``) to their
-    definition, read through instead of materialised.
+    ``read_through`` maps local names to the definition their uses read instead of the
+    name: views Kokkos has no subview for (``b = a.T``, ``b = a[::2]``) and local arrays
+    inlined at their uses (``e = np.exp(x)`` read once).
     """
 
-    def __init__(self, function: n.Function, namer: Namer, loc, view_defs=None):
+    def __init__(self, function: n.Function, namer: Namer, loc, read_through=None):
         self.function = function
         self.namer = namer
         self.b = Builder(loc)
-        self.view_defs = view_defs if view_defs is not None else {}
+        self.read_through = read_through if read_through is not None else {}
 
     @property
     def loc(self):
@@ -377,7 +378,7 @@ class ElementLowering:
     def needs_value(self, expr) -> bool:
         """True when ``expr`` is not a plain array name the emitters can read directly."""
         if isinstance(expr, n.Name):
-            return expr.id in self.view_defs
+            return expr.id in self.read_through
         return True
 
     def array_operand(self, expr, pre: list):
@@ -385,13 +386,13 @@ class ElementLowering:
         value): views stay as they are, anything else is computed into a temporary."""
         from .aliasing import is_subview_expr
 
-        if is_subview_expr(expr) and not self.reads_view_def(expr):
+        if is_subview_expr(expr) and not self.reads_through(expr):
             self.lower_children(expr, pre)
             return expr
         return self.materialize(self.array(expr, pre), pre)
 
-    def reads_view_def(self, expr) -> bool:
-        return any(isinstance(node, n.Name) and node.id in self.view_defs for node in n.walk(expr))
+    def reads_through(self, expr) -> bool:
+        return any(isinstance(node, n.Name) and node.id in self.read_through for node in n.walk(expr))
 
     def size(self, shape: list):
         total = self.b.int(1)
@@ -407,8 +408,8 @@ class ElementLowering:
         if not isinstance(ty, ArrayType):
             self.fail(f"an array expression of unknown type ({expr})", expr)
         if isinstance(expr, n.Name):
-            if expr.id in self.view_defs:
-                return self.array(clone(self.view_defs[expr.id]), pre)
+            if expr.id in self.read_through:
+                return self.array(clone(self.read_through[expr.id]), pre)
             return self.name_value(expr)
         if isinstance(expr, n.Index):
             return self.index_value(self.array(expr.base, pre), expr.indices, pre, expr)

@@ -172,16 +172,16 @@ class FunctionLowering:
         self.function = function
         self.namer = Namer(function)
         self.roots = view_roots(function)
-        self.view_defs = read_through_views(function)
+        self.read_through = read_through_views(function)
         self.shared_views = written_or_passed(function)
-        self.view_defs.update(inlined_arrays(function, self.roots))
+        self.read_through.update(inlined_arrays(function, self.roots))
 
     def run(self) -> None:
         self.function.body = self.block(self.function.body)
         unshare(self.function)
 
     def lowering(self, loc) -> ElementLowering:
-        return ElementLowering(self.function, self.namer, loc, self.view_defs)
+        return ElementLowering(self.function, self.namer, loc, self.read_through)
 
     def block(self, stmts: list) -> list:
         out = []
@@ -193,7 +193,7 @@ class FunctionLowering:
         low = self.lowering(getattr(s, "loc", n.NOLOC))
         pre: list = []
         if isinstance(s, n.Assign):
-            if isinstance(s.target, n.Name) and s.target.id in self.view_defs:
+            if isinstance(s.target, n.Name) and s.target.id in self.read_through:
                 return []
             return pre + self.assign(s, low, pre)
         if isinstance(s, n.AugAssign):
@@ -244,7 +244,7 @@ class FunctionLowering:
         if isinstance(target, n.TupleExpr):
             values = value.elements if isinstance(value, n.TupleExpr) else []
             for v in values:
-                if isinstance(v.type, ArrayType) and (not is_subview_expr(v) or low.reads_view_def(v)):
+                if isinstance(v.type, ArrayType) and (not is_subview_expr(v) or low.reads_through(v)):
                     low.fail(f"tuple assignment of a computed array `{v}`", v,
                              "assign it to a name of its own first")
             s.value = low.scalar(value, pre) if not values else value
@@ -252,7 +252,7 @@ class FunctionLowering:
                 low.lower_children(value, pre)
             return [s]
         if isinstance(target, n.Name) and isinstance(value.type, ArrayType):
-            if is_subview_expr(value) and not low.reads_view_def(value):
+            if is_subview_expr(value) and not low.reads_through(value):
                 low.lower_children(value, pre)
                 return [s]
             if target.id in self.shared_views and is_view_like(value):
@@ -299,6 +299,11 @@ class FunctionLowering:
         self.namer.restore(state)
         if isinstance(source, ArrayValue):
             source = self.temporary(low, written, source, pre)
+        else:
+            # ``a[:] = 2 * a[3]``: the value is read once, before a[3] is overwritten.
+            value = self.namer.fresh("value", source.type)
+            pre.append(n.Assign(n.Name(value, source.type, loc), source, loc))
+            source = n.Name(value, source.type, loc)
         if mask is not None:
             mask = self.temporary(low, written, mask, pre)
         return self.nest(target, written, source, op, low, loc, mask)[0]

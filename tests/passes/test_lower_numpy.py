@@ -678,3 +678,12 @@ def test_reductions_where_and_clip_of_scalars_are_the_scalar_forms():
             return (np.max(s), np.sum(s), np.mean(s), np.argmax(s), np.count_nonzero(s),
                     np.where(s > lo, s, lo), np.clip(s, lo, 0.5), np.std(s))
     """, dict(x="f64[:]", lo="f64"), vec(), -0.1)
+
+
+def test_scalar_value_reading_the_written_array_is_read_once_first():
+    f = check("""
+        def k(a, b):
+            a[:] = a[3] * 2.0
+            b[b > b[0]] = b[0] - 1.0
+    """, dict(a="f64[:]", b="f64[:]"), vec(), vec())
+    assert "value0: f64 = a[3] * 2.0" in format_function(f)
