@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import sys
+import threading
+import time
 from importlib import metadata
 from typing import Optional, Sequence
 
@@ -206,7 +209,562 @@ def run_cache(args: argparse.Namespace) -> int:
     return 0
 
 
-SUBCOMMANDS = (add_doctor_command, add_ir_command, add_cache_command)
+# --------------------------------------------------------------------------- presentation helpers
+
+
+def use_color(stream=None) -> bool:
+    """Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org)."""
+    stream = stream if stream is not None else sys.stderr
+    return "NO_COLOR" not in os.environ and hasattr(stream, "isatty") and stream.isatty()
+
+
+def print_diagnostic(error, prefix: str = "") -> None:
+    """A ``KpcError`` (or any message) on stderr, coloured on a terminal."""
+    from kpc.report import paint_diagnostic
+
+    print(prefix + paint_diagnostic(str(error), use_color()), file=sys.stderr)
+
+
+class Progress:
+    """Progress of a batch of builds on stderr: a bar redrawn in place on a terminal, plain
+    ``kpc: [i/n] ...`` lines otherwise (logs, CI)."""
+
+    def __init__(self, total: int, stream=None):
+        self.total = total
+        self.stream = stream if stream is not None else sys.stderr
+        self.live = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.done = 0
+        self.started = 0
+        self.running: dict = {}
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._ticker = None
+        if self.live:
+            self._ticker = threading.Thread(target=self._tick, daemon=True)
+            self._ticker.start()
+
+    def start(self, name: str, what: str) -> None:
+        with self._lock:
+            self.running[name] = (what, time.monotonic())
+            self.started += 1
+            if not self.live:
+                print(f"kpc: [{self.started}/{self.total}] {what} {name} ...", file=self.stream, flush=True)
+
+    def finish(self, name: str, outcome: str) -> None:
+        with self._lock:
+            what, since = self.running.pop(name, ("", time.monotonic()))
+            self.done += 1
+            line = f"kpc: [{self.done}/{self.total}] {name}: {outcome} ({time.monotonic() - since:.1f} s)"
+            if self.live:
+                self.stream.write("\r\033[K" + line + "\n")
+                self._draw()
+            else:
+                print(line, file=self.stream, flush=True)
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._ticker is not None:
+            self._ticker.join()
+            with self._lock:
+                self.stream.write("\r\033[K")
+                self.stream.flush()
+
+    def _tick(self) -> None:
+        while not self._stop.wait(0.25):
+            with self._lock:
+                self._draw()
+
+    def _draw(self) -> None:
+        width = 24
+        filled = width * self.done // max(1, self.total)
+        now = time.monotonic()
+        busy = ", ".join(f"{what} {name} {now - since:.0f} s" for name, (what, since) in self.running.items())
+        self.stream.write(f"\r\033[K[{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} {busy}")
+        self.stream.flush()
+
+
+def _default_jobs() -> int:
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+def _space_argument(parser, default: str = "openmp") -> None:
+    parser.add_argument("--space", choices=("openmp", "serial", "cuda"), default=default,
+                        help=f"Kokkos execution space (default: {default}; the kokkos target runs on host "
+                             "spaces only, pykokkos on openmp/serial)")
+
+
+# --------------------------------------------------------------------------- kpc build
+
+
+class _DumpIrAction(argparse.Action):
+    """``--dump-ir`` alone: after the whole pipeline; ``--dump-ir PASS``: after that pass.
+
+    A value that names an existing file rather than a pass is a FILE that followed
+    ``--dump-ir`` (``kpc build --dump-ir m.py``), so it goes back to the file list."""
+
+    def __call__(self, parser, namespace, value, option_string=None):
+        if value is not None and value.endswith(".py") and os.path.exists(value):
+            namespace.late_files = getattr(namespace, "late_files", []) + [value]
+            value = None
+        setattr(namespace, self.dest, value or "all")
+
+
+def add_build_command(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "build",
+        help="translate the Numba kernels of Python files to Kokkos C++ or PyKokkos",
+        description=(
+            "Translate the @njit kernels of each FILE for the target and write OUT/<stem>.py, a drop-in "
+            "module with the same functions (import it instead of the original), and OUT/<stem>.kpc.json, "
+            "the build report (per kernel: translated / kept as Numba / failed, dispatch, policy, "
+            "reductions, cache hit or miss, build time), also printed as a table. Kernels kpc cannot "
+            "translate stay Numba in the output unless --strict. With signatures (--signature or eager "
+            "@njit('...')) the kokkos target compiles ahead of time; otherwise on first call."
+        ),
+        epilog=("exit status: 0 built; 1 a diagnostic in a FILE (syntax error, ...), an unwritable OUT, a "
+                "failed build, or with --strict any kernel kept as Numba; 2 bad arguments"),
+    )
+    parser.add_argument("files", nargs="*", metavar="FILE", help="Python files with @njit kernels (at least one)")
+    parser.add_argument("--target", choices=("kokkos", "pykokkos"), default="kokkos",
+                        help="kokkos: Kokkos C++ + pybind11, compiled into the build cache; pykokkos: "
+                             "PyKokkos Python (default: kokkos)")
+    parser.add_argument("-o", "--out", metavar="DIR", default="kpc_out",
+                        help="output directory for <stem>.py and <stem>.kpc.json (default: ./kpc_out)")
+    _space_argument(parser)
+    parser.add_argument("--signature", action="append", default=[], metavar="SIG",
+                        help="argument types of a kernel, Numba's grammar: 'f(float64[:], int64)'; "
+                             "repeatable; the kokkos target compiles these ahead of time")
+    parser.add_argument("--dump-ir", nargs="?", const="all", default=None, metavar="PASS", action=_DumpIrAction,
+                        help="print each file's IR after PASS (default: after the whole pipeline); "
+                             "write --dump-ir=PASS or put it after the files")
+    parser.add_argument("--explain", action="store_true",
+                        help="print each loop's decision (parallel_for/reduce/scan or serial) and why")
+    parser.add_argument("--strict", action="store_true",
+                        help="fail (exit 1) when a kernel would be kept as Numba or fails to build")
+    parser.add_argument("--no-auto-parallel", dest="auto_parallel", action="store_false",
+                        help="parallelize only prange loops, never plain range loops")
+    parser.add_argument("-j", "--jobs", type=int, default=_default_jobs(), metavar="N",
+                        help=f"build up to N files at a time (default: {_default_jobs()}, the CPU count up to 4)")
+    parser.add_argument("--check-pykokkos", action="store_true",
+                        help="pykokkos target: check the output against upstream PyKokkos's rules and print "
+                             "every violation (exit 1 if any)")
+    parser.add_argument("--json", action="store_true", help="print the build reports as JSON instead of tables")
+    parser.set_defaults(run=run_build)
+
+
+def run_build(args: argparse.Namespace) -> int:
+    from kpc.driver import OutputError, prepare_output
+
+    files = list(args.files) + list(getattr(args, "late_files", []))
+    if not files:
+        print("kpc build: error: give at least one FILE", file=sys.stderr)
+        return 2
+    if args.jobs < 1:
+        print("kpc build: error: -j must be at least 1", file=sys.stderr)
+        return 2
+    if args.target == "kokkos" and args.space == "cuda":
+        print("kpc build: error: the kokkos target wraps NumPy host memory; --space cuda is not supported "
+              "yet (use openmp or serial)", file=sys.stderr)
+        return 2
+    if args.target == "pykokkos" and args.space == "cuda":
+        print("kpc build: error: the pykokkos target's callers pass NumPy arrays; use --space openmp or serial",
+              file=sys.stderr)
+        return 2
+    if args.check_pykokkos and args.target != "pykokkos":
+        print("kpc build: error: --check-pykokkos needs --target pykokkos", file=sys.stderr)
+        return 2
+    try:
+        prepare_output(args.out)
+    except OutputError as error:
+        print(f"kpc build: error: {error}", file=sys.stderr)
+        return 1
+    signatures, status = _signatures_by_file(files, args.signature)
+    if status:
+        return status
+    args.signatures_by_file = signatures
+    for path in files:
+        if args.dump_ir is not None or args.explain:
+            code = _print_ir(path, args)
+            status = max(status, code)
+    if status:
+        return status
+
+    reports = _build_all(files, args)
+    color = use_color(sys.stdout)
+    for path in files:
+        outcome = reports[path]
+        if isinstance(outcome, BaseException):
+            print_diagnostic(outcome)
+            status = 1
+            continue
+        if args.json:
+            print(outcome.to_json())
+        else:
+            print(outcome.format_table(color=color))
+            print(f"  report: {outcome.report_path}")
+        if args.check_pykokkos and outcome.violations:
+            status = 1
+        if not outcome.ok(strict=args.strict):
+            status = 1
+    return status
+
+
+def _signatures_by_file(files, signatures) -> tuple:
+    """``({path: [signature]}, status)``: each ``--signature`` goes to the files that have that kernel
+    (one file: all of them, and the frontend names a wrong one)."""
+    from kpc.api import load_module
+    from kpc.ir.diagnostics import KpcError
+    from kpc.ir.signature import SignatureError, parse_signature
+
+    if len(files) == 1 or not signatures:
+        return {path: list(signatures) for path in files}, 0
+    by_file = {path: [] for path in files}
+    for text in signatures:
+        try:
+            name = parse_signature(text).name
+        except SignatureError as error:
+            print(f"kpc build: error: bad --signature {text!r}: {error}", file=sys.stderr)
+            return {}, 1
+        matched = False
+        for path in files:
+            try:
+                module = load_module(path)
+            except KpcError as error:
+                print_diagnostic(error)
+                return {}, 1
+            if name in module.functions or name in module.rejected:
+                by_file[path].append(text)
+                matched = True
+        if not matched:
+            print(f"kpc build: error: --signature {text!r} names no kernel of {', '.join(files)}", file=sys.stderr)
+            return {}, 1
+    return by_file, 0
+
+
+def _print_ir(path: str, args) -> int:
+    from kpc.api import load_module
+    from kpc.ir.diagnostics import KpcError
+    from kpc.ir.printer import format_module
+    from kpc.ir.verifier import verify
+    from kpc.passes.explain import explain
+    from kpc.passes.manager import PassContext, UnknownPass, pipeline, run_pipeline
+
+    after = None if args.dump_ir in (None, "all") else args.dump_ir
+    names = pipeline(args.target)
+    if after is not None and after != "parse" and after not in names:
+        print(f"kpc build: error: no pass {after!r} in the {args.target} pipeline (passes: parse, "
+              f"{', '.join(names)})", file=sys.stderr)
+        return 2
+    try:
+        if args.dump_ir is not None:
+            module = load_module(path, signatures=args.signatures_by_file[path])
+            if after != "parse":
+                run_pipeline(module, PassContext(target=args.target, auto_parallel=args.auto_parallel, verify=True),
+                             after=after, verifier=verify)
+            print(f"== IR of {path} after {after or 'the ' + args.target + ' pipeline'}")
+            sys.stdout.write(format_module(module))
+        if args.explain:
+            module = load_module(path, signatures=args.signatures_by_file[path])
+            run_pipeline(module, PassContext(target=args.target, auto_parallel=args.auto_parallel))
+            print(f"== decisions for {path} ({args.target})")
+            print(explain(module))
+    except KpcError as error:
+        print_diagnostic(error)
+        return 1
+    except UnknownPass as error:
+        print(f"kpc build: error: {error.args[0]}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _build_all(files, args) -> dict:
+    """path -> BuildReport, or the exception that stopped that file (a KpcError, ...)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from kpc.driver import build
+
+    progress = Progress(len(files))
+    what = "building" if args.target == "kokkos" else "translating"
+
+    def one(path):
+        progress.start(path, what)
+        try:
+            report = build(path, target=args.target, out=args.out, space=args.space,
+                           signatures=args.signatures_by_file[path] or None, strict=args.strict,
+                           auto_parallel=args.auto_parallel)
+        except Exception as error:  # shown after the batch, with the file's diagnostic
+            progress.finish(path, "error")
+            return error
+        progress.finish(path, "built" if report.ok() else "failed")
+        return report
+
+    try:
+        with ThreadPoolExecutor(max_workers=min(args.jobs, len(files))) as pool:
+            results = list(pool.map(one, files))
+    finally:
+        progress.close()
+    return dict(zip(files, results))
+
+
+# --------------------------------------------------------------------------- kpc check
+
+EXIT_TARGET_UNAVAILABLE = 3
+
+
+def add_check_command(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "check",
+        help="build a file's kernels and compare them with Numba on its KPC_CASES inputs",
+        description=(
+            "Build FILE for the target into a temporary directory, then call every kernel listed in "
+            "the file's KPC_CASES under Numba and under the build on the same generated inputs (every "
+            "dtype, sizes and memory layout the cases declare) and compare returns and written arrays. "
+            "Prints each mismatch: kernel, variant, first differing index, expected and actual values."
+        ),
+        epilog=(f"exit status: 0 all agree; 1 a mismatch, a crash, a build error or no KPC_CASES; 2 bad "
+                f"arguments; {EXIT_TARGET_UNAVAILABLE} the target cannot run here (pykokkos not "
+                "importable): nothing was checked"),
+    )
+    parser.add_argument("file", metavar="FILE", help="a Python file with @njit kernels and a KPC_CASES block")
+    parser.add_argument("--target", choices=("kokkos", "pykokkos"), default="kokkos",
+                        help="which kpc output to check against Numba (default: kokkos)")
+    _space_argument(parser)
+    parser.add_argument("--kernel", action="append", metavar="NAME",
+                        help="check only this kernel (repeatable; default: every kernel in KPC_CASES)")
+    parser.set_defaults(run=run_check)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from kpc.check.runner import check_file, import_path
+    from kpc.check.spec import CaseSpecError, load_cases
+    from kpc.driver import build
+    from kpc.ir.diagnostics import KpcError
+
+    if not os.path.isfile(args.file):
+        print(f"kpc check: error: no such file: {args.file}", file=sys.stderr)
+        return 1
+    if args.target == "pykokkos":
+        try:
+            import pykokkos  # noqa: F401
+        except Exception as error:  # ImportError, or a PyKokkos install that fails while loading
+            print(f"kpc check: cannot check the pykokkos target here: importing pykokkos failed "
+                  f"({type(error).__name__}: {error}). Install PyKokkos (https://github.com/kokkos/pykokkos) "
+                  f"to run it; nothing was checked.", file=sys.stderr)
+            return EXIT_TARGET_UNAVAILABLE
+    try:
+        cases = load_cases(args.file).cases
+    except CaseSpecError as error:
+        print(f"kpc check: error: {error}", file=sys.stderr)
+        return 1
+    if not cases:
+        print(f"kpc check: error: {args.file} has no KPC_CASES: kpc check needs inputs to call the kernels "
+              "with (see kpc/check/spec.py)", file=sys.stderr)
+        return 1
+    unknown = sorted(set(args.kernel or []) - set(cases))
+    if unknown:
+        print(f"kpc check: error: no case for {', '.join(unknown)} in {args.file} "
+              f"(cases: {', '.join(cases)})", file=sys.stderr)
+        return 1
+    with tempfile.TemporaryDirectory(prefix="kpc-check-") as out:
+        signatures = case_signatures(args.file, args.kernel) if args.target == "kokkos" else None
+        try:
+            report = build(args.file, target=args.target, out=out, space=args.space, signatures=signatures,
+                           write_report=False)
+        except KpcError as error:
+            print_diagnostic(error)
+            return 1
+        if not report.ok():
+            print(report.format_table(color=use_color(sys.stdout)))
+            return 1
+        for kernel in report.kernels:
+            if kernel.status == "numba" and kernel.name in cases:
+                print(f"note: {kernel.name} is kept as Numba by the {args.target} target ({kernel.location}: "
+                      f"{kernel.reason}); it is compared with itself")
+        module = import_path(report.output, name=f"kpc_check_{args.target}_{os.getpid()}_"
+                                                  f"{os.path.splitext(os.path.basename(args.file))[0]}")
+        result = check_file(args.file, module, target=args.target, kernels=args.kernel)
+    print(result.summary())
+    return 0 if result.ok else 1
+
+
+def case_signatures(path, kernels=None) -> list:
+    """Numba signature strings of every input variant ``check_file`` runs, so one ahead-of-time
+    build covers them (the same selection as ``kpc.check.runner.default_selection``)."""
+    from kpc.check.inputs import make_inputs
+    from kpc.check.runner import default_selection
+    from kpc.check.spec import load_cases
+    from kpc.runtime.dispatch import format_type, typeof
+
+    signatures = []
+    for kernel, case in load_cases(path).cases.items():
+        if kernels and kernel not in kernels:
+            continue
+        for variant in default_selection(case):
+            inputs = make_inputs(case, variant.dtype, variant.sizes, variant.layout)
+            text = f"{kernel}({', '.join(format_type(typeof(arg)) for arg in inputs.args())})"
+            if text not in signatures:
+                signatures.append(text)
+    return signatures
+
+
+# --------------------------------------------------------------------------- kpc bench
+
+
+def parse_sizes(texts) -> list:
+    """Size assignments from ``--sizes`` values: ``n=1000,n=10000`` is two runs; a repeated name
+    starts the next assignment, so ``n=10,m=5,n=100,m=50`` is two runs of two names each.
+
+    >>> parse_sizes(["n=1000,n=10000"])
+    [{'n': 1000}, {'n': 10000}]
+    >>> parse_sizes(["n=10,m=5,n=100,m=50", "n=7,m=1"])
+    [{'n': 10, 'm': 5}, {'n': 100, 'm': 50}, {'n': 7, 'm': 1}]
+    """
+    runs = []
+    for text in texts:
+        current: dict = {}
+        for item in text.split(","):
+            name, sep, value = item.strip().partition("=")
+            if not sep or not name.strip().isidentifier():
+                raise ValueError(f"bad size {item!r}: expected NAME=INTEGER, e.g. n=1000")
+            try:
+                number = int(float(value)) if "e" in value.lower() else int(value)
+            except ValueError:
+                raise ValueError(f"bad size {item!r}: {value!r} is not an integer") from None
+            if number < 0:
+                raise ValueError(f"bad size {item!r}: sizes are not negative")
+            if name.strip() in current:
+                runs.append(current)
+                current = {}
+            current[name.strip()] = number
+        if current:
+            runs.append(current)
+    return runs
+
+
+def add_bench_command(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "bench",
+        help="time a file's kernels under Numba and a kpc target across sizes",
+        description=(
+            "Build FILE for the target, then for each kernel of its KPC_CASES (or --kernel) and each size "
+            "check that the target agrees with Numba and time both, alternating runs; write "
+            "results.json, results.md and results.png to --out and print the table. Speed-up = Numba "
+            "time / kpc time (above 1: kpc is faster), from best-of-n and from medians."
+        ),
+        epilog="exit status: 0 done; 1 a build error, a disagreement with Numba or bad sizes; 2 bad arguments",
+    )
+    parser.add_argument("file", metavar="FILE", help="a Python file with @njit kernels and a KPC_CASES block")
+    parser.add_argument("--kernel", action="append", metavar="NAME",
+                        help="time only this kernel (repeatable; default: every kernel in KPC_CASES)")
+    parser.add_argument("--sizes", action="append", metavar="NAME=N,...",
+                        help="sizes to time, e.g. --sizes n=1000,n=10000 (two runs); a repeated name starts "
+                             "a new run: n=10,m=5,n=100,m=50 (default: the sizes in KPC_CASES)")
+    parser.add_argument("--target", choices=("kokkos", "pykokkos"), default="kokkos",
+                        help="the kpc target timed against Numba (default: kokkos)")
+    _space_argument(parser)
+    parser.add_argument("--dtype", metavar="DTYPE", help="element type (default: each kernel's first KPC_CASES dtype)")
+    parser.add_argument("--repeats", type=int, default=7, metavar="N", help="timed runs per contender (default: 7)")
+    parser.add_argument("--budget", type=float, default=20.0, metavar="SECONDS",
+                        help="stop timing a size after this long, keeping at least 3 runs (default: 20)")
+    parser.add_argument("--out", metavar="DIR", default="kpc_bench",
+                        help="where results.json, results.md and results.png go (default: ./kpc_bench)")
+    parser.set_defaults(run=run_bench)
+
+
+def run_bench(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from kpc.bench.report import to_markdown, write
+    from kpc.bench.suite import Entry, run_entry
+    from kpc.check.inputs import make_inputs
+    from kpc.check.runner import import_path
+    from kpc.check.spec import CaseSpecError, load_cases
+    from kpc.driver import OutputError, build, prepare_output
+    from kpc.ir.diagnostics import KpcError
+    from kpc.runtime.dispatch import format_type, typeof
+
+    if args.repeats < 1:
+        print("kpc bench: error: --repeats must be at least 1", file=sys.stderr)
+        return 2
+    if not os.path.isfile(args.file):
+        print(f"kpc bench: error: no such file: {args.file}", file=sys.stderr)
+        return 1
+    if args.target == "pykokkos":
+        try:
+            import pykokkos  # noqa: F401
+        except Exception as error:
+            print(f"kpc bench: cannot time the pykokkos target here: importing pykokkos failed "
+                  f"({type(error).__name__}: {error}); nothing was timed.", file=sys.stderr)
+            return EXIT_TARGET_UNAVAILABLE
+    try:
+        cases = load_cases(args.file).cases
+        sizes = parse_sizes(args.sizes) if args.sizes else None
+    except (CaseSpecError, ValueError) as error:
+        print(f"kpc bench: error: {error}", file=sys.stderr)
+        return 1
+    kernels = args.kernel or list(cases)
+    unknown = [k for k in kernels if k not in cases]
+    if unknown or not kernels:
+        print(f"kpc bench: error: no case for {', '.join(unknown) or 'any kernel'} in {args.file} "
+              f"(cases: {', '.join(cases) or 'none'})", file=sys.stderr)
+        return 1
+    try:
+        out = prepare_output(args.out)
+    except OutputError as error:
+        print(f"kpc bench: error: {error}", file=sys.stderr)
+        return 1
+
+    entries, signatures = [], []
+    for kernel in kernels:
+        case = cases[kernel]
+        dtype = args.dtype or case.dtypes[0]
+        if dtype not in case.dtypes:
+            print(f"kpc bench: error: {kernel} is not meant for {dtype} (KPC_CASES dtypes: "
+                  f"{', '.join(case.dtypes)})", file=sys.stderr)
+            return 1
+        runs = sizes or [s for s in case.sizes if all(v > 0 for v in s.values())] or list(case.sizes)
+        missing = [name for name in case.sizes[0] if any(name not in run for run in runs)]
+        if missing:
+            print(f"kpc bench: error: {kernel} needs sizes for {', '.join(missing)} (e.g. --sizes "
+                  f"{','.join(f'{m}=1000' for m in case.sizes[0])})", file=sys.stderr)
+            return 1
+        key = "n" if "n" in runs[0] else next(iter(runs[0]))
+        entries.append(Entry(os.path.abspath(args.file), kernel, runs, size_key=key, dtype=dtype))
+        inputs = make_inputs(case, dtype, runs[0], "C")
+        signatures.append(f"{kernel}({', '.join(format_type(typeof(a)) for a in inputs.args())})")
+
+    with tempfile.TemporaryDirectory(prefix="kpc-bench-") as build_dir:
+        try:
+            report = build(args.file, target=args.target, out=build_dir, space=args.space,
+                           signatures=signatures if args.target == "kokkos" else None, write_report=False)
+        except KpcError as error:
+            print_diagnostic(error)
+            return 1
+        if not report.ok():
+            print(report.format_table(color=use_color(sys.stdout)))
+            return 1
+        module = import_path(report.output, name=f"kpc_bench_{args.target}_{os.getpid()}_"
+                                                  f"{os.path.splitext(os.path.basename(args.file))[0]}")
+        rows = []
+        try:
+            for entry in entries:
+                rows += run_entry(entry, {args.target: module}, repeats=args.repeats, budget_s=args.budget,
+                                  log=lambda line: print(line, file=sys.stderr))
+        except AssertionError as error:
+            print(f"kpc bench: error: {error}", file=sys.stderr)
+            return 1
+    meta = {"source": os.path.abspath(args.file), "target": args.target, "space": args.space,
+            "repeats": args.repeats, "kept_as_numba": [k.name for k in report.kernels if k.status == "numba"]}
+    paths = write(rows, meta, out)
+    print(to_markdown(rows), end="")
+    print(f"results: {paths['json']}, {paths['md']}, {paths['png']}")
+    return 0
+
+
+SUBCOMMANDS = (add_doctor_command, add_ir_command, add_cache_command, add_build_command, add_check_command,
+               add_bench_command)
 
 
 def build_parser() -> argparse.ArgumentParser:
