@@ -173,11 +173,12 @@ class _Printer:
                 text = f"{_parallel_header(s)} {_loop_text(s)}"
             else:
                 text = f"for {_loop_text(s)}"
+            text += ":"
             if self.show_decisions:
                 reason = s.parallel.reason if s.parallel is not None else s.decision
                 if reason:
                     text += f"   # {reason}"
-            self.emit(depth, text + ":")
+            self.emit(depth, text)
             self.block(s.body, depth + 1)
         elif isinstance(s, n.While):
             self.emit(depth, f"while {format_expr(s.test)}:")
