@@ -98,6 +98,7 @@ class Namer:
             elif isinstance(node, n.For):
                 self.used.add(node.var.id)
         self.counters: dict = {}
+        self.generated: set = set()
 
     def snapshot(self):
         return set(self.used), dict(self.counters), dict(self.function.locals)
@@ -115,6 +116,7 @@ class Namer:
         name = f"{prefix}{k}"
         self.used.add(name)
         self.function.locals[name] = type
+        self.generated.add(name)
         return name
 
 

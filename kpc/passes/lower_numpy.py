@@ -179,6 +179,7 @@ class FunctionLowering:
     def run(self) -> None:
         self.function.body = self.block(self.function.body)
         unshare(self.function)
+        hoist_temporaries(self.function, self.namer.generated)
 
     def lowering(self, loc) -> ElementLowering:
         return ElementLowering(self.function, self.namer, loc, self.read_through)
@@ -585,6 +586,47 @@ def writes_inputs(s, value, roots: dict) -> bool:
                 if base is not None and roots.get(base, {base}) & arrays:
                     return True
     return False
+
+
+def hoist_temporaries(function: n.Function, generated: set) -> None:
+    """Allocate temporaries once, before the serial ``range`` loops they do not depend on,
+    rather than in every iteration. Only temporaries read and written element by element
+    move (not those rebound to a user's name, returned or passed to a kernel), and never out
+    of a ``prange`` loop, whose iterations each need their own."""
+    movable = set(generated)
+    for node in n.walk(function):
+        if isinstance(node, n.Assign) and isinstance(node.value, n.Name):
+            movable.discard(node.value.id)
+        elif isinstance(node, n.Return) and node.value is not None:
+            values = node.value.elements if isinstance(node.value, n.TupleExpr) else [node.value]
+            movable -= {v.id for v in values if isinstance(v, n.Name)}
+        elif isinstance(node, n.Call) and node.kind == "kernel":
+            movable -= {a.id for a in node.args if isinstance(a, n.Name)}
+
+    def visit(block: list) -> list:
+        out = []
+        for s in block:
+            for child, _ in nested_blocks(s):
+                child[:] = visit(child)
+            if isinstance(s, n.For) and s.kind == "range" and s.parallel is None:
+                varying = set(assignment_counts(n.Function("", [], s.body))) | {s.var.id}
+                keep = []
+                for inner in s.body:
+                    if is_allocation_of(inner, movable) and not any(
+                            isinstance(x, n.Name) and x.id in varying for x in n.walk(inner.value)):
+                        out.append(inner)
+                    else:
+                        keep.append(inner)
+                s.body = keep
+            out.append(s)
+        return out
+
+    function.body = visit(function.body)
+
+
+def is_allocation_of(s, names: set) -> bool:
+    return isinstance(s, n.Assign) and isinstance(s.target, n.Name) and s.target.id in names \
+        and isinstance(s.value, n.Call) and s.value.func == "np.empty"
 
 
 def unshare(function: n.Function) -> None:

@@ -687,3 +687,16 @@ def test_scalar_value_reading_the_written_array_is_read_once_first():
             b[b > b[0]] = b[0] - 1.0
     """, dict(a="f64[:]", b="f64[:]"), vec(), vec())
     assert "value0: f64 = a[3] * 2.0" in format_function(f)
+
+
+def test_temporaries_are_allocated_once_before_serial_loops():
+    f = check("""
+        def k(steps, u, w):
+            for t in range(steps):
+                u[1:-1] = 0.5 * (u[:-2] + u[2:])
+                for p in prange(w.shape[0]):
+                    w[p, 1:] = w[p, :-1] + 1.0
+    """, dict(steps="i64", u="f64[:]", w="f64[:, :]"), 3, vec(9), mat(3, 5))
+    text = format_function(f)
+    assert text.index("tmp0: f64[:] C = np.empty") < text.index("for t: i64")
+    assert text.index("for p: i64") < text.index("tmp1: f64[:] C = np.empty")
