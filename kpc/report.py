@@ -323,7 +323,7 @@ def validate(data, schema: dict = SCHEMA, where: str = "$") -> list:
     >>> validate({"kpc_report": 1}, {"type": "object", "required": ["source"]})
     ["$: missing property 'source'"]
     >>> validate([1, "a"], {"type": "array", "items": {"type": "integer"}})
-    ["$[1]: expected integer, got str"]
+    ['$[1]: expected integer, got str']
     """
     errors = []
     if "type" in schema:
