@@ -373,20 +373,21 @@ def run_build(args: argparse.Namespace) -> int:
     if args.check_pykokkos and args.target != "pykokkos":
         print("kpc build: error: --check-pykokkos needs --target pykokkos", file=sys.stderr)
         return 2
+    signatures, status = _signatures_by_file(files, args.signature)
+    if status:
+        return status
+    args.signatures_by_file = signatures
+    files = [path for path in files if _readable(path, args)]
+    status = 0 if len(files) == len(signatures) else 1
     try:
         prepare_output(args.out)
     except OutputError as error:
         print(f"kpc build: error: {error}", file=sys.stderr)
         return 1
-    signatures, status = _signatures_by_file(files, args.signature)
-    if status:
-        return status
-    args.signatures_by_file = signatures
     for path in files:
         if args.dump_ir is not None or args.explain:
-            code = _print_ir(path, args)
-            status = max(status, code)
-    if status:
+            status = max(status, _print_ir(path, args))
+    if status == 2 or not files:
         return status
 
     reports = _build_all(files, args)
@@ -407,6 +408,19 @@ def run_build(args: argparse.Namespace) -> int:
         if not outcome.ok(strict=args.strict):
             status = 1
     return status
+
+
+def _readable(path: str, args) -> bool:
+    """Whether the frontend reads ``path`` (else its diagnostic is printed: a syntax error, ...)."""
+    from kpc.api import load_module
+    from kpc.ir.diagnostics import KpcError
+
+    try:
+        load_module(path, signatures=args.signatures_by_file[path], strict=args.strict)
+    except KpcError as error:
+        print_diagnostic(error)
+        return False
+    return True
 
 
 def _signatures_by_file(files, signatures) -> tuple:
