@@ -168,10 +168,13 @@ def _build_kokkos(report, path, source, out, space, signatures, strict, auto_par
 
 def _build_pykokkos(report, path, source, out, space, signatures, strict, auto_parallel, roles) -> None:
     from kpc import api
+    from kpc.api import load_module
 
     if space not in _PYKOKKOS_SPACES:
         raise ValueError(f"the pykokkos target takes NumPy arrays on the host: space must be one of "
                          f"{', '.join(_PYKOKKOS_SPACES)}, not {space!r}")
+    generic = load_module(path, source=source)
+    generic_locs = {name: r.diagnostic.loc for name, r in generic.rejected.items()}
     staging = tempfile.mkdtemp(dir=out, prefix=".kpc-build-")
     try:
         result = api.build_pykokkos(path, staging, signatures=signatures, space=_PYKOKKOS_SPACES[space],
@@ -184,9 +187,9 @@ def _build_pykokkos(report, path, source, out, space, signatures, strict, auto_p
                 kernel = _kernel(k.name, "translated", roles)
                 kernel.role = k.role or kernel.role
             else:
-                kernel = _kernel(k.name, "numba", roles, k.reason, k.construct)
-                kernel.location = kernel.location or (f"{path}:{k.line}" if k.line else None)
-                kernel.reason = k.reason or kernel.reason
+                kernel = _kernel(k.name, "numba", roles, k.reason or k.construct)
+                kernel.location = kernel.location or _location(generic_locs.get(k.name), path, k.line)
+                kernel.construct = kernel.construct or k.construct
             report.kernels.append(kernel)
         if strict and not report.ok(strict=True):
             return
@@ -195,6 +198,13 @@ def _build_pykokkos(report, path, source, out, space, signatures, strict, auto_p
         report.output = final
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _location(loc, path, line) -> str | None:
+    """``file:line:col`` of the frontend's diagnostic, else ``file:line`` of the backend's report."""
+    if loc is not None and loc.line > 0:
+        return str(loc)
+    return f"{path}:{line}" if line else None
 
 
 def _write_atomically(path: str, text: str) -> None:
