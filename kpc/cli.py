@@ -150,6 +150,9 @@ def run_ir(args: argparse.Namespace) -> int:
         return 1
     for warning in ctx.warnings:
         print(warning, file=sys.stderr)
+    if args.strict and module.rejected:
+        print(next(iter(module.rejected.values())).diagnostic, file=sys.stderr)
+        return 1
     if args.function is not None:
         if args.function in module.rejected:
             print(module.rejected[args.function].diagnostic, file=sys.stderr)

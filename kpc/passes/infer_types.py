@@ -11,6 +11,10 @@ float gives float64, as in Numba; an int then an array is an error naming both
 assignments). The rules themselves are in ``numba_rules``. Scalar calls of NumPy
 ufuncs (``np.sqrt(x)``) become ``Call(kind="math")``.
 
+A type error raises ``KpcError``, except in a kernel typed only from assumptions (no
+signature on it or on any kernel calling it): that kernel and its callers move to
+``Module.rejected`` with the diagnostic (they stay Numba) and the rest is typed again.
+
 Before::
 
     func @lj(r: ?) -> ?   role=entry
@@ -47,9 +51,12 @@ from __future__ import annotations
 
 import heapq
 
+import networkx as nx
+
 from kpc.ir import intrinsics as lib
 from kpc.ir import nodes as n
-from kpc.ir.diagnostics import Diagnostic, KpcError, Note
+from kpc.ir.diagnostics import Diagnostic, KpcError, Note, source_line_at
+from kpc.ir.module import Rejected
 from kpc.ir.printer import format_expr, format_function  # noqa: F401  (format_function: doctest)
 from kpc.ir.types import (
     BOOL, FLOAT64, INT64, NONE, SLICE, UNKNOWN, ArrayType, DTypeType, ScalarType, TupleType, Type,
@@ -70,7 +77,44 @@ class InferTypes(Pass):
     name = "infer-types"
 
     def apply(self, ctx, module) -> None:
-        ModuleTyping(module, ctx).run()
+        declared = {name for name, f in module.functions.items() if all(p.type != UNKNOWN for p in f.params)}
+        while True:
+            typing = ModuleTyping(module, ctx)
+            try:
+                typing.run()
+                return
+            except KpcError as error:
+                culprit = typing.current
+                if culprit is None or not _generic_chain(module, culprit, declared):
+                    raise
+                _reject_generic(module, culprit, error)
+                ctx.analyses.pop("param-uses", None)
+
+
+def _generic_chain(module, name: str, declared: set) -> bool:
+    """Whether ``name`` and every kernel calling it, directly or not, were typed without a signature."""
+    chain = {name} | nx.ancestors(module.callgraph, name)
+    return not chain & declared
+
+
+def _reject_generic(module, name: str, error: KpcError) -> None:
+    """Keep ``name`` and its callers as Numba: their types were only assumed and do not work out.
+
+    With signatures the same error is raised instead (the types were given, so the code is wrong).
+    """
+    callers = nx.ancestors(module.callgraph, name)
+    module.rejected[name] = Rejected(name, error.diagnostic, error.loc)
+    for caller in sorted(callers):
+        site = next((s for callee in module.callees(caller) if callee == name or callee in callers
+                     for s in module.sites(caller, callee)), None)
+        loc = site.loc if site is not None else module.functions[caller].loc
+        diagnostic = Diagnostic(f"kernel '{caller}' calls '{name}', which kpc cannot type without a signature "
+                                f"(it stays a Numba function)", loc, "call to a rejected kernel",
+                                f"fix the diagnostic of '{name}' first", source_line_at(loc, module.source))
+        module.rejected[caller] = Rejected(caller, diagnostic, loc)
+    for rejected in [name, *callers]:
+        del module.functions[rejected]
+    module.rebuild_callgraph()
 
 
 class ModuleTyping:
@@ -85,6 +129,7 @@ class ModuleTyping:
         self.params: dict = {}
         self.generic: dict = {}
         self.uses = None
+        self.current = None
 
     def error(self, loc, message: str, construct: str = "type error", hint: str = "", notes=None) -> KpcError:
         return KpcError.at(loc, message, construct, hint, self.source, notes=notes)
@@ -104,6 +149,7 @@ class ModuleTyping:
             index = heapq.heappop(queue)
             queued.discard(index)
             name = order[index]
+            self.current = name
             typing = FunctionTyping(self, module.functions[name], self.param_types(module.functions[name]))
             typing.converge()
             converged[name] = typing
@@ -120,9 +166,12 @@ class ModuleTyping:
                     queued.add(position[other])
                     heapq.heappush(queue, position[other])
         for name in order:
+            self.current = name
+            converged[name].finish()
+        self.current = None
+        for name in order:
             function = module.functions[name]
             typing = converged[name]
-            typing.finish()
             for param, ty in zip(function.params, typing.params):
                 param.type = ty
             function.locals = typing.local_types()

@@ -172,7 +172,7 @@ def test_missing_file_is_a_clear_error(tmp_path):
 def test_type_conflict_names_both_assignments(load):
     from frontend_support import typed
 
-    module = load("""
+    source = """
         import numpy as np
         from numba import njit
 
@@ -181,10 +181,21 @@ def test_type_conflict_names_both_assignments(load):
             x = 1
             x = np.zeros(n)
             return x
-    """)
+
+        @njit
+        def g(n):
+            return n + 1
+    """
+    module = load(source, signatures=["f(i8)"])
     with pytest.raises(KpcError) as info:
         typed(module)
     text = str(info.value)
     assert "variable 'x'" in text and "f64[:] C" in text and "i64" in text
     assert ":8:5: error:" in text.splitlines()[0]
     assert any(":7:5: note:" in line for line in text.splitlines())
+
+    # Without a signature the types of f were only assumed: f stays Numba, g translates.
+    module = typed(load(source))
+    assert list(module.functions) == ["g"]
+    diagnostic = module.rejected["f"].diagnostic
+    assert "variable 'x'" in diagnostic.message and diagnostic.loc.line == 8

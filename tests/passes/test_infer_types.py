@@ -403,3 +403,37 @@ def test_type_errors_are_diagnosed(source, message):
         typed_module(source, signatures={"f": "(f8[:],)"})
     assert message in str(info.value)
     assert info.value.diagnostic.loc.line > 0
+
+
+def test_generic_kernel_that_cannot_be_typed_stays_numba_with_its_callers():
+    module = typed_module("""
+        @njit
+        def helper(a):
+            x = 1
+            x = np.zeros(a.shape[0])
+            return x
+
+        @njit
+        def caller(a):
+            return helper(a)[0] + 1.0
+
+        @njit
+        def fine(x):
+            return x * 2.0
+    """)
+    assert list(module.functions) == ["fine"]
+    assert "variable 'x' in kernel 'helper'" in module.rejected["helper"].diagnostic.message
+    caller = module.rejected["caller"].diagnostic
+    assert caller.construct == "call to a rejected kernel"
+    assert (caller.loc.line, caller.loc.col) == (14, 11), "the diagnostic points at the call"
+
+
+def test_the_same_error_with_a_signature_is_raised():
+    with pytest.raises(KpcError, match="variable 'x'"):
+        typed_module("""
+            @njit
+            def f(n):
+                x = 1
+                x = np.zeros(n)
+                return x
+        """, signatures={"f": "(i8,)"})
