@@ -174,8 +174,6 @@ class FunctionLowering:
                 raise self.reject(node, "annotation", f"{ast.unparse(node)} declares without assigning")
             return [n.Assign(self.target(node.target), self.expr(node.value), loc=self.loc(node))]
         if isinstance(node, ast.AugAssign):
-            if isinstance(node.target, (ast.Tuple, ast.List)):
-                raise self.reject(node.target, "starred expression", "augmented assignment to a tuple")
             return [n.AugAssign(self.target(node.target), BINOPS[type(node.op)], self.expr(node.value),
                                 loc=self.loc(node))]
         if isinstance(node, ast.For):
