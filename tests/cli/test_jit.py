@@ -4,9 +4,11 @@ with a warning when kpc cannot translate the function, an error instead with str
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -38,10 +40,16 @@ MODULE = textwrap.dedent("""
 
 
 @pytest.fixture
-def user_module(tmp_path):
-    path = tmp_path / "user_kernels.py"
-    path.write_text(MODULE)
-    spec = importlib.util.spec_from_file_location(f"user_kernels_{abs(hash(str(tmp_path)))}", path)
+def user_module(kpc_cache_dir, worker_id):
+    """The module at a fixed place beside the build cache (cache keys include the source's path),
+    so a rerun finds what the previous run compiled; written atomically (workers share it)."""
+    path = Path(kpc_cache_dir) / "jit-test-sources" / "user_kernels.py"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.is_file() or path.read_text() != MODULE:
+        temporary = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        temporary.write_text(MODULE)
+        os.replace(temporary, path)
+    spec = importlib.util.spec_from_file_location(f"user_kernels_{worker_id}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

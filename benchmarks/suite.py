@@ -1,0 +1,68 @@
+"""The benchmark suite: corpus kernels timed under Numba and kpc's Kokkos target, 10^2 to 10^7 elements.
+
+Each ``Entry`` names a corpus file (its ``KPC_CASES`` says how to make inputs of
+any size), an entry kernel, a dtype and the size assignments to time, smallest
+first; ``benchmarks/run.py`` runs them. Sizes are chosen so that the element
+count (or, for Lennard-Jones, the atom count the seed measured) spans the range
+while the largest size of each entry stays within a few seconds per call.
+``QUICK`` keeps the two smallest sizes of each entry: a check that the suite
+runs, not a measurement.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kpc.bench.suite import Entry
+
+CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus"
+
+
+def _corpus(name: str) -> str:
+    return str(CORPUS / name)
+
+
+def _square(names: str, sides: list, **fixed) -> list:
+    """Size assignments with every name in ``names`` set to each side (``n=m=side``)."""
+    return [dict({name: side for name in names.split(",")}, **fixed) for side in sides]
+
+
+def _line(counts: list, **fixed) -> list:
+    return [dict(n=count, **fixed) for count in counts]
+
+
+ELEMENTS = [10**2, 10**3, 10**4, 10**5, 10**6, 10**7]
+SIDES_2D = [10, 32, 100, 316, 1000, 3162]          # side**2: 10^2 ... 10^7 elements
+SIDES_3D = [5, 10, 22, 46, 100, 215]               # side**3: 10^2 ... 10^7 elements
+
+SUITE = [
+    # the seed kernels
+    Entry(_corpus("sum2d.py"), "sum2d", _square("m,n", SIDES_2D)),
+    Entry(_corpus("sum3d.py"), "sum3d", _square("n,m,k", SIDES_3D)),
+    Entry(_corpus("lennard_jones.py"), "potential", _line([100, 1000, 3000, 10000]), label="lennard_jones"),
+    Entry(_corpus("star.py"), "star", _square("n,m", SIDES_2D)),
+    Entry(_corpus("star2.py"), "star2", _square("n,m", SIDES_2D[:5], steps=10)),
+    # memory bandwidth: STREAM triad a = b + s * c reads two arrays and writes one (24 bytes per element)
+    Entry(_corpus("stream_triad.py"), "triad_loop", _line(ELEMENTS), label="stream_triad",
+          bytes_per_call="24 * n"),
+    Entry(_corpus("stream_triad.py"), "stream_copy", _line(ELEMENTS), label="stream_copy",
+          bytes_per_call="16 * n"),
+    # reductions
+    Entry(_corpus("reduce_sum_prod.py"), "total", _line(ELEMENTS), label="reduce_sum"),
+    Entry(_corpus("reduce_min_max.py"), "float_extrema", _line(ELEMENTS), label="reduce_min_max"),
+    # stencils, linear algebra, scatter
+    Entry(_corpus("stencil2d_loops.py"), "laplacian", _square("n,m", SIDES_2D), label="stencil2d"),
+    Entry(_corpus("matvec_loops.py"), "matvec", _square("n,m", SIDES_2D)),
+    Entry(_corpus("matmul_loops.py"), "matmul_into", _square("n,p,m", [5, 10, 22, 46, 100, 215])),
+    Entry(_corpus("histogram.py"), "count_labels", _line(ELEMENTS, bins=64), dtype="int64", label="histogram"),
+    # NumPy-style kernels (array expressions lowered to loops by kpc)
+    Entry(_corpus("np_softmax.py"), "softmax_rows", [{"n": n, "m": 100} for n in (1, 10, 100, 1000, 10000, 100000)],
+          label="softmax_rows"),
+    Entry(_corpus("np_jacobi2d.py"), "jacobi_2d", _square("n", SIDES_2D[:5], t=10), label="jacobi_2d"),
+]
+
+
+def quick(entries: list) -> list:
+    """The same entries on their two smallest sizes."""
+    return [Entry(e.path, e.kernel, e.sizes[:2], e.size_key, e.dtype, e.label, e.bytes_per_call, dict(e.extra))
+            for e in entries]
