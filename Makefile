@@ -1,5 +1,6 @@
 # The two set-up commands (see README.md):
-#   make example   set up, check the environment, run examples/lennard_jones.py
+#   make example   set up, check the environment, build examples/lennard_jones.py with kpc and
+#                  run it beside Numba
 #   make test      set up, run the test suite (pytest -n 2)
 # Both start with scripts/bootstrap.sh, which is quick when nothing changed.
 
@@ -17,8 +18,9 @@ doctor: bootstrap
 	$(KPC_VENV)/bin/kpc doctor
 
 example: doctor
-	@echo '== examples/lennard_jones.py under Numba only (the CLI has no "kpc build" yet)'
-	$(VENV_PYTHON) examples/lennard_jones.py
+	$(KPC_VENV)/bin/kpc build examples/lennard_jones.py --target kokkos -o examples/out \
+		--signature 'potential(float64[:, :])'
+	$(VENV_PYTHON) examples/beside_numba.py examples/lennard_jones.py examples/out potential 3000
 
 test: bootstrap
 	@status=0; $(VENV_PYTHON) -m pytest -q -n 2 tests/ || status=$$?; \
