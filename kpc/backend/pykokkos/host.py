@@ -292,6 +292,9 @@ class HostCode:
 
     def _boxed(self, value, ty) -> str:
         """What Numba hands back to Python: ``float``/``int``/``bool`` for scalars, arrays as they are."""
+        if isinstance(value, n.Name) and self.name(value.id) != value.id:
+            # A converted argument: hand back the caller's own array (written back on the way out).
+            return value.id
         text = self.expr(value)
         if isinstance(value, n.Const) and isinstance(ty, ScalarType) and type(value.value) is \
                 (bool if ty.is_bool else int if ty.is_int else float):
