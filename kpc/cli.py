@@ -393,6 +393,8 @@ def run_build(args: argparse.Namespace) -> int:
     if status == 2 or not files:
         return status
 
+    from kpc.report import display_path
+
     reports = _build_all(files, args)
     color = use_color(sys.stdout)
     for path in files:
@@ -405,7 +407,7 @@ def run_build(args: argparse.Namespace) -> int:
             print(outcome.to_json())
         else:
             print(outcome.format_table(color=color))
-            print(f"  report: {outcome.report_path}")
+            print(f"  report: {display_path(outcome.report_path)}")
         if args.check_pykokkos and outcome.violations:
             status = 1
         if not outcome.ok(strict=args.strict):

@@ -161,7 +161,7 @@ def _build_kokkos(report, path, source, out, space, signatures, strict, auto_par
             kernel.cache = "miss" if any(s.built for s in compiled) else "hit"
             kernel.build_seconds = max(s.seconds for s in compiled) if kernel.cache == "miss" else 0.0
             kernel.signatures = [f"{name}({', '.join(format_type(t) for t in s.types)})" for s in compiled]
-        else:
+        elif kernel.role != "device":
             kernel.cache = "lazy"
         report.kernels.append(kernel)
 

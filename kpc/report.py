@@ -130,7 +130,7 @@ class BuildReport:
     def format_table(self, color: bool = False) -> str:
         """The human-readable report: a heading, one row per kernel, a line for each one kept or failed."""
         paint = _painter(color)
-        where = f"{self.source} -> {self.output}" if self.output else self.source
+        where = f"{self.source} -> {display_path(self.output)}" if self.output else self.source
         head = (f"{where} ({self.target}, {self.space}): {self.count('translated')} translated, "
                 f"{self.count('numba')} kept as Numba, {self.count('failed')} failed")
         lines = [paint(head, "bold")]
@@ -158,6 +158,16 @@ class BuildReport:
         for violation in self.violations:
             lines.append(paint(f"  PyKokkos contract violation: {violation}", "red"))
         return "\n".join(lines)
+
+
+def display_path(path: str | None) -> str:
+    """``path`` relative to the working directory when it lies below it, else as given."""
+    import os
+
+    if not path:
+        return ""
+    relative = os.path.relpath(path)
+    return path if relative.startswith("..") else relative
 
 
 def _first_line(text: str | None) -> str:
