@@ -50,7 +50,8 @@ def build(path, target: str = "kokkos", out=DEFAULT_OUT, space: str = "openmp", 
 
     ``signatures`` as for ``kpc.api.load_module`` (Kokkos: compiled ahead of time).
     ``strict``: a kernel kpc cannot translate raises ``KpcError`` (Kokkos) or, for
-    PyKokkos, makes the build write nothing and report the kernels kept as Numba.
+    PyKokkos, makes the build write nothing (not even the report file) and return the
+    report with the kernels kept as Numba.
     A diagnostic in the file itself (a syntax error) raises ``KpcError``; an
     unwritable ``out`` raises ``OutputError``.
 
@@ -92,7 +93,7 @@ def build(path, target: str = "kokkos", out=DEFAULT_OUT, space: str = "openmp", 
     else:
         _build_pykokkos(report, path, source, out, space, signatures, strict, auto_parallel, roles)
     report.seconds = time.perf_counter() - started
-    if write_report:
+    if write_report and not (strict and not report.ok(strict=True)):  # --strict failed: write nothing
         report.report_path = report_path(out, path)
         _write_atomically(report.report_path, report.to_json() + "\n")
     return report
