@@ -316,10 +316,10 @@ class DeviceCode:
         p = _PREC["cmp"]
         return f"{self._bool_operand(e.left, p + 1)} {e.op} {self._bool_operand(e.right, p + 1)}", p
 
-    def _bool_operand(self, value, minimum: int, op: str | None = None) -> str:
-        """Upstream prints ``and``/``or`` without parentheses (``a && b || c``): an ``and``/``or``
-        inside a comparison or inside the other operator goes through a bool temporary."""
-        if isinstance(value, n.BoolOp) and value.op != op:
+    def _bool_operand(self, value, minimum: int) -> str:
+        """Upstream prints ``and``/``or`` without parentheses: inside a comparison they go
+        through a bool temporary."""
+        if isinstance(value, n.BoolOp):
             return self.temp("cond", ScalarType("bool"), self.expr(value))
         return self._wrap(value, minimum)
 
@@ -328,15 +328,22 @@ class DeviceCode:
         if isinstance(ty, ScalarType) and not ty.is_bool:
             raise Unsupported(f"'{e.op}' of non-bool values", loc_of(e), "C++ && and || give bool")
         p = _PREC[e.op]
-        first = self._bool_operand(e.values[0], p + 1, e.op)
+
+        def mixed(value):
+            return isinstance(value, n.BoolOp) and value.op != e.op
+
+        with self.captured() as head:
+            first = self.expr(e.values[0]) if mixed(e.values[0]) else self._wrap(e.values[0], p + 1)
+        self.insert(head)
         rest = []
         for value in e.values[1:]:
             with self.captured() as buffer:
-                text = self._bool_operand(value, p + 1, e.op)
+                text = self.expr(value) if mixed(value) else self._wrap(value, p + 1)
             rest.append((buffer, text))
-        if all(not buffer for buffer, _ in rest):
+        if not any(buffer for buffer, _ in rest) and not any(mixed(v) for v in e.values):
             return f" {e.op} ".join([first] + [text for _, text in rest]), p
-        # An operand needs statements: keep short-circuit order with nested ifs.
+        # An operand needs statements, or is the other operator (upstream prints `a && b || c`
+        # without parentheses): evaluate into a bool, keeping short-circuit order with nested ifs.
         result = self.temp("cond", ScalarType("bool"), first)
         opened = 0
         for buffer, text in rest:

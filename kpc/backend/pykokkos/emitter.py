@@ -371,11 +371,12 @@ class PyKokkosEmitter:
         if functions or workunits:
             imports.append("import pykokkos as pk")
         helpers = [HOST_HELPERS[h] for h in HOST_HELPERS if h in self.ctx.helpers_used]
-        numba_source = None
+        numba_source = absolute = None
         if kept:
             out_dir = os.path.dirname(os.path.abspath(self.output_path))
-            numba_source = os.path.relpath(os.path.abspath(self.module.path), out_dir)
-        return ModuleModel(header, imports, helpers, numba_source, functions, workunits, callers, kept)
+            absolute = os.path.abspath(self.module.path)
+            numba_source = os.path.relpath(absolute, out_dir)
+        return ModuleModel(header, imports, helpers, numba_source, absolute, functions, workunits, callers, kept)
 
 
 def _scalar_conversion(name: str, ty: ScalarType) -> str:
@@ -448,6 +449,7 @@ def _render(model: ModuleModel) -> str:
     text = env.get_template("module.py.j2").render(
         header=model.header, imports=model.imports, helpers=model.helpers,
         numba_source=model.numba_source,
+        numba_source_absolute=model.numba_source_absolute,
         numba_stem=os.path.splitext(os.path.basename(model.numba_source or ""))[0],
         functions=model.functions, workunits=model.workunits, callers=model.callers, kept=model.kept,
     )

@@ -54,6 +54,7 @@ class ModuleModel:
     imports: list
     helpers: list = field(default_factory=list)  # plain Python host helpers (text blocks)
     numba_source: str | None = None  # path of the Numba module, relative to the output file
+    numba_source_absolute: str | None = None  # the same, absolute, at build time
     functions: list = field(default_factory=list)
     workunits: list = field(default_factory=list)
     callers: list = field(default_factory=list)

@@ -79,7 +79,7 @@ def logistic_regression(Y, X, w, iterations):
         for i in range(iterations):
             pk.parallel_for(pk.RangePolicy(0, Y.shape[0]), logistic_regression_loop1_5bca3c8f, X=X, w=w_c, tmp0=tmp0, Y=Y)
             pk.parallel_for(pk.RangePolicy(0, w_c.shape[0]), logistic_regression_loop2_61973bfc, Y=Y, tmp0=tmp0, X=X, w=w_c)
-        return w_c
+        return w
     finally:
         _write_back(w, w_c)
 
