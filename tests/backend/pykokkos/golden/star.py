@@ -8,7 +8,7 @@ and workunit name only, never by source. Every workunit name here ends in a hash
 source and of every @pk.function in this file (upstream compiles all of them into each
 workunit), so regenerated code with a changed body gets a new name and a fresh build.
 
-Translated: star.
+Translated kernels: star.
 """
 
 import numpy as np
