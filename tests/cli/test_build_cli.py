@@ -165,3 +165,21 @@ def test_ahead_of_time_kokkos_build_and_cache(kpc, tmp_path):
             "print(sum2d.sum2d(np.ones((30, 40))))"
     ran = subprocess.run([sys.executable, "-c", check, str(tmp_path)], capture_output=True, text=True)
     assert ran.returncode == 0 and float(ran.stdout) == 1200.0, ran.stderr
+
+
+def test_compile_failure_is_reported_as_failed(monkeypatch, mixed, tmp_path, capsys):
+    """When the C++ build fails, its translated kernels are 'failed', no module is written, exit 1."""
+    import kpc.api
+    from kpc.cli import main
+
+    def broken_build(*args, **kwargs):
+        raise RuntimeError("g++ exited with status 1: mixed.kokkos.cpp:12: error: 'x' was not declared")
+
+    monkeypatch.setattr(kpc.api, "build", broken_build)
+    out_dir = tmp_path / "out"
+    assert main(["build", str(mixed), "-o", str(out_dir), "--signature", "total(float64[::1])"]) == 1
+    out = capsys.readouterr().out
+    assert "0 translated, 1 kept as Numba, 2 failed" in out and "build failed: RuntimeError: g++ exited" in out
+    data = _report(out_dir, "mixed")
+    assert data["error"].startswith("RuntimeError") and _kernels(data)["total"]["status"] == "failed"
+    assert not (out_dir / "mixed.py").exists()
