@@ -102,6 +102,8 @@ def build(path, target: str = "kokkos", out=DEFAULT_OUT, space: str = "openmp", 
 def _decisions(path, source, target, signatures, auto_parallel) -> tuple:
     """function -> (role, regions) after the target's pipeline (generic types where no signature
     says), and the pipeline's warnings; empty when the pipeline rejects the module as a whole."""
+    import networkx as nx
+
     from kpc.api import load_module
     from kpc.passes.manager import PassContext, run_pipeline
 
@@ -109,9 +111,25 @@ def _decisions(path, source, target, signatures, auto_parallel) -> tuple:
     ctx = PassContext(target=target, auto_parallel=auto_parallel)
     try:
         run_pipeline(module, ctx)
+        return decisions(module), [str(w) for w in ctx.warnings]
     except KpcError:
-        return {}, []
-    return decisions(module), [str(w) for w in ctx.warnings]
+        pass
+    found, warnings = {}, []
+    for name in module.functions:  # one kernel (and its callees) at a time: the others still get theirs
+        single = load_module(path, signatures=signatures, source=source)
+        keep = {name} | nx.descendants(single.callgraph, name)
+        for other in list(single.functions):
+            if other not in keep:
+                del single.functions[other]
+        single.rebuild_callgraph()
+        ctx = PassContext(target=target, auto_parallel=auto_parallel)
+        try:
+            run_pipeline(single, ctx)
+        except KpcError:
+            continue
+        found[name] = decisions(single)[name]
+        warnings += [str(w) for w in ctx.warnings if str(w) not in warnings]
+    return found, warnings
 
 
 def _kernel(name, status, roles, reason=None, construct=None) -> KernelReport:
