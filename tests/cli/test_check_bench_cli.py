@@ -22,7 +22,6 @@ def test_check_kokkos_agrees_with_numba(kpc):
 
 
 def test_check_pykokkos_without_pykokkos(kpc):
-    pytest.importorskip("numpy")
     try:
         import pykokkos  # noqa: F401
         pytest.skip("pykokkos is installed here")
@@ -32,6 +31,8 @@ def test_check_pykokkos_without_pykokkos(kpc):
     assert result.returncode == 3
     assert "pykokkos" in result.stderr and "nothing was checked" in result.stderr
     assert "passed" not in result.stdout
+    result = kpc("bench", SUM2D, "--target", "pykokkos")
+    assert result.returncode == 3 and "nothing was timed" in result.stderr
 
 
 @pytest.mark.compile
