@@ -36,7 +36,7 @@ from typing import Callable, Iterator, Mapping
 import numpy as np
 
 from kpc.check.compare import Outcome
-from kpc.check.spec import ArrayParam, IndexParam, KernelCase, ScalarParam, eval_size
+from kpc.check.spec import IndexParam, KernelCase, ScalarParam, eval_size
 
 _INT_SENTINEL = -(2**31) + 7
 
