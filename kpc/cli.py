@@ -804,7 +804,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if getattr(args, "run", None) is None:
         parser.print_help()
         return 2
-    return args.run(args)
+    try:
+        return args.run(args)
+    except BrokenPipeError:  # `kpc cache ls | head`: the reader left; say nothing more
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    except KeyboardInterrupt:
+        print("kpc: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":
