@@ -132,7 +132,8 @@ class BuildReport:
         paint = _painter(color)
         where = f"{self.source} -> {display_path(self.output)}" if self.output else self.source
         head = (f"{where} ({self.target}, {self.space}): {self.count('translated')} translated, "
-                f"{self.count('numba')} kept as Numba, {self.count('failed')} failed")
+                f"{self.count('numba')} kept as Numba, {self.count('failed')} failed"
+                + (f" in {self.seconds:.1f} s" if self.seconds else ""))
         lines = [paint(head, "bold")]
         if self.error is not None:
             lines.append(paint(f"  build failed: {self.error.splitlines()[0] if self.error else ''}", "red"))
