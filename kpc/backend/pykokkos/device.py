@@ -157,6 +157,7 @@ class DeviceCode:
         self.extent_params: list = []  # [(view, d, pk name)], for functions
         self.helpers: set = set()
         self.signatures_used: set = set()
+        self.return_element: int | None = None  # lowering element k of a tuple-returning function
         self.int32: list = []  # names that are C++ int (loop variables, the work index)
         self.loops: list = []  # serial loops of the body being lowered (for return/continue)
         self.loop_vars = {s.var.id for s in n.walk(function) if isinstance(s, n.For)}
@@ -439,15 +440,23 @@ class DeviceCode:
         raise Unsupported(f"NumPy call '{e.func}' in a parallel loop or device function", loc_of(e),
                           "array-level NumPy needs the lower-numpy pass")
 
-    def _call_kernel(self, e) -> str:
-        signature = self.signatures.get(e.func)
+    def _call_kernel(self, e, element: int | None = None) -> str:
+        """A call of a ``@pk.function``; ``element``: the k-th scalar of a tuple-returning callee."""
+        try:
+            if element is None:
+                signature = self.signatures.get(e.func)
+            else:
+                signature = self.signatures.element(e.func, element)
+        except Unsupported as exc:
+            # Reported at the call: that is the line of the kernel being kept as Numba.
+            raise Unsupported(exc.construct, loc_of(e), exc.reason) from None
         if signature is None:
             raise Unsupported(f"call to '{e.func}'", loc_of(e), "the callee is not translated to a @pk.function")
         if e.kwargs:
             raise Unsupported(f"keyword arguments in the call to '{e.func}'", loc_of(e))
         callee = signature.function
-        self.signatures_used.add(e.func)
-        if isinstance(callee.return_type, (TupleType, ArrayType)):
+        self.signatures_used.add(e.func if element is None else (e.func, element))
+        if element is None and isinstance(callee.return_type, (TupleType, ArrayType)):
             raise Unsupported(f"call to '{e.func}', which returns {callee.return_type}", loc_of(e),
                               "@pk.function returns a scalar or None")
         if len(e.args) != len(callee.params):
@@ -682,6 +691,8 @@ class DeviceCode:
             values = [n.Index(value, [n.Const(d)], type=INT64) for d in range(len(targets))]
         elif isinstance(value, n.TupleExpr) and len(value.elements) == len(targets):
             values = value.elements
+        elif isinstance(value, n.Call) and value.kind == "kernel":
+            return self._unpack_call(targets, value, s)
         else:
             raise Unsupported("tuple unpacking of a call result", loc_of(s), "PyKokkos has no tuples")
         pairs = [(t, v) for t, v in zip(targets, values)
@@ -695,6 +706,27 @@ class DeviceCode:
         # `a, b = b, a`: evaluate every value before assigning any target.
         staged = [(t, self.temp("swap", scalar_type(v), self.expr(v))) for t, v in pairs]
         for t, text in staged:
+            if isinstance(t, n.Name):
+                self.declare(self.name(t.id), self.local_type(t.id, t), text)
+            else:
+                self._guarded(f"{self.expr(t)} = {text}")
+
+    def _unpack_call(self, targets, call, s):
+        """``a, b = f(x)`` -> ``a = f_0(x)``, ``b = f_1(x)``: one scalar @pk.function per element."""
+        returns = getattr(call, "type", UNKNOWN)
+        if not isinstance(returns, TupleType) or len(returns.elements) != len(targets):
+            raise Unsupported(f"unpacking the result of '{call.func}'", loc_of(s), "arity or type unknown")
+        pairs = [(t, k) for k, t in enumerate(targets) if not (isinstance(t, n.Name) and t.id not in self.loaded)]
+        written = {t.id for t, _ in pairs if isinstance(t, n.Name)}
+        read = {x.id for a in call.args for x in n.walk(a) if isinstance(x, n.Name)}
+        texts = []
+        for t, k in pairs:
+            text = self._call_kernel(call, element=k)
+            if written & read:
+                # `a, b = f(a, b)`: every call sees the old values.
+                text = self.temp("part", returns.elements[k], text)
+            texts.append((t, text))
+        for t, text in texts:
             if isinstance(t, n.Name):
                 self.declare(self.name(t.id), self.local_type(t.id, t), text)
             else:
@@ -906,6 +938,12 @@ class DeviceCode:
 
     def _s_Return(self, s):
         if self.kind == "function":
+            if self.return_element is not None:
+                if not isinstance(s.value, n.TupleExpr):
+                    raise Unsupported("a tuple-returning function that returns a tuple variable", loc_of(s),
+                                      "kpc splits `return a, b` into one @pk.function per element")
+                self.emit(f"return {self.expr(s.value.elements[self.return_element])}")
+                return
             if isinstance(s.value, n.IfExp):
                 self._select(s.value, lambda text: f"return {text}")
                 return

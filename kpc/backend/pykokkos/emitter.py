@@ -25,7 +25,7 @@ import jinja2
 
 from kpc import __version__
 from kpc.ir import nodes as n
-from kpc.ir.types import ArrayType, NoneType, ScalarType
+from kpc.ir.types import ArrayType, NoneType, ScalarType, TupleType
 
 from . import spelling
 from .bounds import Bounds
@@ -79,27 +79,37 @@ class _DeviceFunctions:
         self.active: set = set()
 
     def get(self, name: str):
+        return self._get(name)
+
+    def element(self, name: str, k: int):
+        """The ``@pk.function`` computing element ``k`` of the tuple ``name`` returns."""
+        return self._get((name, k))
+
+    def _get(self, key):
+        name = key if isinstance(key, str) else key[0]
         if name not in self.ctx.module.functions:
             return None
-        if name in self.active:
+        if key in self.active:
             raise Unsupported(f"recursive call to '{name}'", loc_of(self.ctx.module.functions[name]))
-        if name not in self.done:
-            self.active.add(name)
+        if key not in self.done:
+            self.active.add(key)
             try:
-                self.done[name] = self._lower(self.ctx.module.functions[name])
+                element = None if isinstance(key, str) else key[1]
+                self.done[key] = self._lower(self.ctx.module.functions[name], element)
             except Unsupported as exc:
-                self.done[name] = exc
+                self.done[key] = exc
             finally:
-                self.active.discard(name)
-        result = self.done[name]
+                self.active.discard(key)
+        result = self.done[key]
         if isinstance(result, Unsupported):
             raise Unsupported(f"device function '{name}': {result.construct}", result.loc, result.reason)
         return result
 
-    def _lower(self, fn: n.Function) -> DeviceSignature:
+    def _lower(self, fn: n.Function, element: int | None = None) -> DeviceSignature:
         ctx = self.ctx
         alloc = NameAllocator(all_names(fn) | ctx.module_names)
         code = DeviceCode(fn, "function", self, alloc, ctx.bounds(fn))
+        code.return_element = element
         for name in all_names(fn):
             if name in spelling.CPP_KEYWORDS or name in ctx.module_names or name in ("pk", "math"):
                 code.names[name] = alloc.claim(name + "_")
@@ -128,10 +138,18 @@ class _DeviceFunctions:
                     params.append(f"{pk_name}: {annotation}")
             else:
                 raise Unsupported(f"parameter '{p.name}' of type {p.type}", loc_of(p))
-        if isinstance(fn.return_type, NoneType):
+        returns_type = fn.return_type
+        if element is not None:
+            if not isinstance(returns_type, TupleType) or element >= len(returns_type.elements):
+                raise Unsupported(f"'{fn.name}' does not return a tuple", loc_of(fn))
+            if ctx.written.get(fn.name):
+                raise Unsupported(f"'{fn.name}' returns a tuple and writes arrays", loc_of(fn),
+                                  "kpc splits tuple results into one call per element, so the body must be pure")
+            returns_type = returns_type.elements[element]
+        if isinstance(returns_type, NoneType):
             returns = "None"
-        elif isinstance(fn.return_type, ScalarType):
-            returns = spelling.scalar_annotation(fn.return_type)
+        elif isinstance(returns_type, ScalarType):
+            returns = spelling.scalar_annotation(returns_type)
         else:
             raise Unsupported(f"'{fn.name}' returns {fn.return_type}", loc_of(fn),
                               "a @pk.function returns a scalar or None")
@@ -140,13 +158,20 @@ class _DeviceFunctions:
         body = [(0, line) for line in code.hoisted_declarations()] + code.lines
         if not code.lines:
             body.append((0, "pass"))
-        pk_name = fn.name if fn.role == "device" else ctx.claim_module_name(f"{fn.name}_device")
+        base = fn.name if fn.role == "device" else f"{fn.name}_device"
+        if element is None:
+            pk_name = base if fn.role == "device" else ctx.claim_module_name(base)
+        else:
+            pk_name = ctx.claim_module_name(f"{base}_{element}")
         comment = [f"{ctx.basename}:{fn.loc.line}: def {fn.name}"]
+        if element is not None:
+            comment.append(f"element {element} of the tuple {fn.name} returns (a @pk.function returns one scalar)")
         if code.extent_params:
             comment.append("array sizes are parameters: upstream rejects v.extent() inside @pk.function")
-        self.models[fn.name] = FunctionModel(pk_name, params, returns, body, comment)
-        self.uses[fn.name] = set(code.signatures_used)
-        self.helpers[fn.name] = set(code.helpers)
+        key = fn.name if element is None else (fn.name, element)
+        self.models[key] = FunctionModel(pk_name, params, returns, body, comment)
+        self.uses[key] = set(code.signatures_used)
+        self.helpers[key] = set(code.helpers)
         return DeviceSignature(pk_name, fn, [(v, d) for v, d, _ in code.extent_params])
 
     def closure(self, names: set) -> set:
@@ -169,6 +194,8 @@ class _Context:
         self.source_lines = module.source.splitlines()
         self.module_names = set(module.functions) | set(DEVICE_HELPERS) | set(HOST_HELPERS) | {"_numba"}
         self.device = _DeviceFunctions(self)
+        self.written = written_params(module.functions)
+        self.host_calls: set = set()
         self._bounds: dict = {}
         self.helpers_used: set = set()
         self.entry_views: dict = {}
@@ -222,11 +249,13 @@ class PyKokkosEmitter:
         self.output_path = output_path
         self.space = space
         self.ctx = _Context(module, space)
-        self.written = written_params(module.functions)
+        self.written = self.ctx.written
 
     def emit(self) -> EmitResult:
         module, ctx = self.module, self.ctx
-        callables = {name: (name if fn.role in ("entry", "both") else None) for name, fn in module.functions.items()}
+        # Serial host code calls entry kernels through their callers, device-only functions as Numba.
+        callables = {name: (name if fn.role in ("entry", "both") else f"_numba.{name}")
+                     for name, fn in module.functions.items()}
         reports, callers, workunits, kept, used_functions = [], {}, [], [], set()
         for name, fn in module.functions.items():
             if fn.role == "device":
@@ -293,6 +322,7 @@ class PyKokkosEmitter:
         if write_back:
             host.depth = 1
         host.body(fn.body)
+        self.ctx.host_calls |= host.numba_calls
         body = [(0, line) for line in preamble]
         if write_back:
             body += [(0, "try:")] + host.lines + [(0, "finally:")] + [(1, line) for line in write_back]
@@ -310,16 +340,19 @@ class PyKokkosEmitter:
         order, seen = [], set()
         source_order = list(self.module.functions)
 
-        def visit(name):  # source order, callees before their callers
-            if name in seen or name not in names:
-                return
-            seen.add(name)
-            for callee in sorted(self.ctx.device.uses.get(name, ()), key=source_order.index):
-                visit(callee)
-            order.append(name)
+        def rank(key):
+            return (source_order.index(key), -1) if isinstance(key, str) else (source_order.index(key[0]), key[1])
 
-        for name in source_order:
-            visit(name)
+        def visit(key):  # source order, callees before their callers
+            if key in seen or key not in names:
+                return
+            seen.add(key)
+            for callee in sorted(self.ctx.device.uses.get(key, ()), key=rank):
+                visit(callee)
+            order.append(key)
+
+        for key in sorted(names, key=rank):
+            visit(key)
         helpers = set()
         for name in names:
             helpers |= self.ctx.device.helpers.get(name, set())
@@ -328,16 +361,21 @@ class PyKokkosEmitter:
         return models + [self.ctx.device.models[name] for name in order]
 
     def _device_reports(self, reports: list, kept: list, used: set) -> None:
-        emitted = self.ctx.device.closure(used)
+        emitted = {key if isinstance(key, str) else key[0] for key in self.ctx.device.closure(used)}
         for name, fn in self.module.functions.items():
             if fn.role != "device":
                 continue
             if name in emitted:
                 reports.append(KernelReport(name, "translated", "device", fn.loc.line or None))
                 continue
-            result = self.ctx.device.done.get(name)
-            if isinstance(result, Unsupported):
+            failures = [r for key, r in self.ctx.device.done.items()
+                        if (key == name or key[0] == name) and isinstance(r, Unsupported)]
+            if failures:
+                result = failures[0]
                 construct, reason, line = result.construct, result.reason, result.loc.line or None
+            elif name in self.ctx.host_calls:
+                construct, reason, line = "called only from serial host code, which calls the Numba original", \
+                    None, None
             else:
                 construct, reason, line = "device function not called by any translated kernel", None, None
             kept.append(KeptModel(name, f"{construct} ({reason})" if reason else construct))
@@ -362,7 +400,7 @@ class PyKokkosEmitter:
             imports.append("import math")
         if "operator." in host_text:
             imports.append("import operator")
-        if kept:
+        if kept or "_numba." in host_text:
             imports += ["import importlib.util", "import os"]
         if imports:
             imports.append("")
@@ -372,7 +410,7 @@ class PyKokkosEmitter:
             imports.append("import pykokkos as pk")
         helpers = [HOST_HELPERS[h] for h in HOST_HELPERS if h in self.ctx.helpers_used]
         numba_source = absolute = None
-        if kept:
+        if kept or "_numba." in host_text:
             out_dir = os.path.dirname(os.path.abspath(self.output_path))
             absolute = os.path.abspath(self.module.path)
             numba_source = os.path.relpath(absolute, out_dir)

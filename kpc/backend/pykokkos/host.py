@@ -49,6 +49,7 @@ class HostCode:
         self.lines: list = []
         self.depth = 0
         self.regions = None  # RegionLowering, set by the emitter
+        self.numba_calls: set = set()  # device-only functions called here, through the Numba module
 
     def emit(self, text: str) -> None:
         self.lines.append((self.depth, text))
@@ -168,8 +169,9 @@ class HostCode:
         if e.kind == "kernel":
             target = self.callables.get(e.func)
             if target is None:
-                raise Unsupported(f"serial host code calls the device function '{e.func}'", loc_of(e),
-                                  "only parallel loops run PyKokkos code; a @pk.function is not callable from Python")
+                raise Unsupported(f"call to '{e.func}'", loc_of(e), "not a kernel of this module")
+            if target.startswith("_numba."):
+                self.numba_calls.add(e.func)
             return f"{target}({', '.join(args)})", _ATOM
         if e.kind == "math":
             name = e.func.split(".")[-1]
