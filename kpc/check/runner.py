@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+import zlib
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -38,7 +39,7 @@ def import_path(path, name: str | None = None, jit: bool = True):
         return _imported[key]
     import numba
 
-    name = name or f"kpc_ref_{'numba' if jit else 'python'}_{path.stem}_{abs(hash(str(path))) % 10**8}"
+    name = name or f"kpc_ref_{'numba' if jit else 'python'}_{path.stem}_{zlib.crc32(str(path).encode()):08x}"
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
