@@ -6,8 +6,8 @@ What the emitters get after this pass (``array_level_nodes`` is empty), in full:
   ``Assign(Name, Call(kind="numpy", func="np.empty", args=[TupleExpr(extents)],
   kwargs={"dtype": GlobalConst("np.<dtype>", "<dtype>", DTypeType(dtype))}))`` typed
   ``ArrayType(dtype, k + 1, "C")``; read the dtype from ``call.type.dtype``. Extents are
-  scalar ``i64`` expressions and never negative (a slice extent is wrapped in
-  ``max(e, 0)``). The target is a local ``Name`` (the user's, or a fresh ``tmp<k>``).
+  scalar ``i64`` expressions: sizes the user wrote as written, computed extents that
+  could be negative wrapped in ``max(e, 0)`` (``max(a.shape[0] - 2, 0)``). The target is a local ``Name`` (the user's, or a fresh ``tmp<k>``).
   Elements are uninitialised: ``zeros``/``ones``/``full``/``arange``/``eye``/``copy``/...
   are this statement followed by fill loops.
 - **Loops**: ``For(Name("i<k>", i64), 0, extent, 1, kind="range")``, fresh names,
