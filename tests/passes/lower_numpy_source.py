@@ -274,6 +274,8 @@ def numpy_type(name, args, kwargs):
     if name == "arange":
         d = INT64 if all(dtype_of(a.type).is_int for a in args) else FLOAT64
         return ArrayType(dtype or d, 1, "C")
+    if name == "linspace":
+        return ArrayType(dtype or FLOAT64, 1, "C")
     if name in ("eye", "identity"):
         return ArrayType(dtype or FLOAT64, 2, "C")
     if name == "astype":

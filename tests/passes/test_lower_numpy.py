@@ -700,3 +700,27 @@ def test_temporaries_are_allocated_once_before_serial_loops():
     text = format_function(f)
     assert text.index("tmp0: f64[:] C = np.empty") < text.index("for t: i64")
     assert text.index("for p: i64") < text.index("tmp1: f64[:] C = np.empty")
+
+
+def test_gathers_negative_steps_and_negative_bounds():
+    check("""
+        def k(x, idx, a):
+            return x[idx] * 2.0, x[5:1:-1], x[-3:], a[:, -1], x[::-2] + x[1::2][:4], a[::-1, 1:3]
+    """, dict(x="f64[:]", idx="i64[:]", a="f64[:, :]"), vec(8), np.array([3, 0, 7, 7]), mat(4, 5))
+
+
+def test_float_ranges_and_shapes_taken_from_arrays():
+    f = check("""
+        def k(a, n):
+            return (np.arange(0.0, 1.0, 0.1), np.arange(2, n), np.linspace(0.0, 1.0, n), np.zeros(a.shape),
+                    np.full_like(a, 3.0), np.empty(n, dtype=a.dtype).shape[0], np.ones((2, n), dtype=np.int64))
+    """, dict(a="f64[:, :]", n="i64"), mat(3, 2), 6)
+    assert {s.value.type.dtype.name for s in allocations(f)} == {"float64", "int64"}
+
+
+def test_boolean_and_integer_arrays():
+    check("""
+        def k(x, m, y):
+            both = np.logical_and(x > 0.0, ~(y > 0.5))
+            return both.sum(), (both | (x < -0.5)).any(), m // 3, m % 4, -m, np.abs(m), (m > 2).all()
+    """, dict(x="f64[:]", m="i64[:]", y="f64[:]"), vec(6), np.array([-7, -1, 0, 2, 5, 9]), vec(6))
