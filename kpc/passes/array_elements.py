@@ -256,6 +256,9 @@ class ElementLowering:
         self.namer = namer
         self.b = Builder(loc)
         self.read_through = read_through if read_through is not None else {}
+        # Whole-array reductions already hoisted for this statement, by (op, array text):
+        # ``np.exp(x - x.max()) / np.exp(x - x.max()).sum()`` computes ``x.max()`` once.
+        self.hoisted: dict = {}
 
     @property
     def loc(self):
@@ -751,7 +754,8 @@ class ElementLowering:
             if axis is not None and not (isinstance(axis, n.Const) and axis.value is None):
                 if const_int(axis) is None or self.array(subject, pre).ndim != 1:
                     self.fail(f"`{call}` with an axis on a scalar result", call)
-            return self.reduce_all(REDUCTIONS[name], self.array(subject, pre), call.type, pre, call)
+            key = (REDUCTIONS[name], str(subject), str(call.type))
+            return self.reduce_all(REDUCTIONS[name], self.array(subject, pre), call.type, pre, call, key=key)
         if name in ("dot", "matmul", "vdot", "inner") and has_array_arg:
             return self.reduce_matmul_scalar(n.BinOp("@", call.args[0], call.args[1], call.type, call.loc), pre)
         if name == "item" and has_array_arg:
@@ -1031,12 +1035,21 @@ class ElementLowering:
         self.reduce_all(op, self.array(self.subject(call), pre), call.type, pre, call, target.id)
         return True
 
-    def reduce_all(self, op, source: ArrayValue, dtype, pre: list, node, acc: str | None = None) -> n.Expr:
+    def reduce_all(self, op, source: ArrayValue, dtype, pre: list, node, acc: str | None = None,
+                   key=None) -> n.Expr:
         """Hoist ``op`` over every element of ``source`` into a scalar local (``acc``, else a
-        fresh one); returns its name."""
+        fresh one); returns its name. ``key`` names the reduction for reuse in the statement."""
+        if key is not None and key in self.hoisted:
+            return clone(self.hoisted[key])
+        result = self.reduce_all_once(op, source, dtype, pre, acc, key)
+        if key is not None:
+            self.hoisted[key] = result
+        return clone(result)
+
+    def reduce_all_once(self, op, source: ArrayValue, dtype, pre: list, acc, key) -> n.Expr:
         b = self.b
         if op in ("var", "std"):
-            return self.reduce_variance(op, source, dtype, pre)
+            return self.reduce_variance(op, source, dtype, pre, key)
         if op in ("argmin", "argmax"):
             return self.reduce_arg(op, source, pre)
         acc = acc or self.namer.fresh(op, dtype)
@@ -1061,10 +1074,11 @@ class ElementLowering:
             pre.append(n.Assign(b.name(acc, dtype), b.binop("/", b.name(acc, dtype), count, dtype), self.loc))
         return b.name(acc, dtype)
 
-    def reduce_variance(self, op, source: ArrayValue, dtype, pre: list) -> n.Expr:
+    def reduce_variance(self, op, source: ArrayValue, dtype, pre: list, key) -> n.Expr:
         """Two passes as NumPy: the mean, then the mean of squared deviations."""
         b = self.b
-        mean = self.reduce_all("mean", source, dtype, pre, None)
+        mean_key = None if key is None else ("mean",) + tuple(key[1:])
+        mean = self.reduce_all("mean", source, dtype, pre, None, key=mean_key)
         acc = self.namer.fresh(op, dtype)
         pre.append(n.Assign(b.name(acc, dtype), b.const(0, dtype), self.loc))
 

@@ -724,3 +724,14 @@ def test_boolean_and_integer_arrays():
             both = np.logical_and(x > 0.0, ~(y > 0.5))
             return both.sum(), (both | (x < -0.5)).any(), m // 3, m % 4, -m, np.abs(m), (m > 2).all()
     """, dict(x="f64[:]", m="i64[:]", y="f64[:]"), vec(6), np.array([-7, -1, 0, 2, 5, 9]), vec(6))
+
+
+def test_same_reduction_in_one_statement_is_computed_once():
+    f = check("""
+        def k(x):
+            return np.exp(x - x.max()) / np.exp(x - x.max()).sum(), np.mean(x), np.std(x)
+    """, dict(x="f64[:]"), vec())
+    accumulators = [s.target.id for s in n.walk(f) if isinstance(s, n.Assign) and isinstance(s.target, n.Name)
+                    and s.target.id.startswith(("max", "mean"))]
+    assert accumulators.count("max0") == 2 and "max1" not in accumulators      # init + update
+    assert "mean1" not in accumulators
