@@ -140,6 +140,11 @@ def const_int(expr):
     return None
 
 
+def is_bool_array(expr) -> bool:
+    ty = getattr(expr, "type", None)
+    return isinstance(ty, ArrayType) and ty.dtype.is_bool
+
+
 def is_one(expr) -> bool:
     return const_int(expr) == 1
 
@@ -670,6 +675,8 @@ class ElementLowering:
             return self.elementwise(call.args[:3], dtype, pre, clip)
         if name in ("cumsum", "cumprod"):
             return self.scan(name, call, pre)
+        if name in ("concatenate", "hstack", "vstack", "stack"):
+            return self.joined(name, call, pre)
         if name in ("ravel", "flatten"):
             return self.flat(self.array(self.subject(call), pre), None)
         if name == "isclose":
@@ -749,6 +756,9 @@ class ElementLowering:
         name = short_name(call.func)
         subject = call.args[0] if call.args else None
         has_array_arg = any(isinstance(getattr(a, "type", None), ArrayType) for a in call.args)
+        if name in REDUCTIONS and has_array_arg and isinstance(subject, n.Index) \
+                and len(subject.indices) == 1 and is_bool_array(subject.indices[0]):
+            return self.reduce_masked(REDUCTIONS[name], subject, call.type, pre, call)
         if name in REDUCTIONS and has_array_arg:
             axis = self.arg(call, 1, "axis")
             if axis is not None and not (isinstance(axis, n.Const) and axis.value is None):
@@ -942,6 +952,68 @@ class ElementLowering:
 
         return ArrayValue(shape, element, source.dtype, source.costly)
 
+    def joined(self, name: str, call: n.Call, pre: list) -> ArrayValue:
+        """``np.concatenate``/``hstack``/``vstack``/``stack`` of a tuple of arrays: each element
+        is read from the part its index falls in (a chain of ``IfExp``)."""
+        b = self.b
+        dtype = call.type.dtype
+        items = call.args[0]
+        if not isinstance(items, n.TupleExpr) or not items.elements:
+            self.fail(f"`{call}` of something other than a tuple of arrays written in place", call)
+        parts = []
+        for item in items.elements:
+            part = self.array(item, pre) if isinstance(item.type, ArrayType) else None
+            if part is None:
+                self.fail(f"`{call}` with a scalar part", call)
+            parts.append(self.read_back(self.materialize(part, pre), part.shape) if part.costly else part)
+        ndim = parts[0].ndim
+        if name == "stack":
+            axis = const_int(self.arg(call, 1, "axis", b.int(0)))
+        elif name == "hstack":
+            axis = 0 if ndim == 1 else 1
+        elif name == "vstack":
+            axis = 0
+            if ndim == 1:
+                parts = [ArrayValue([b.int(1)] + p.shape, lambda idx, body, p=p: p.element(idx[1:], body), p.dtype)
+                         for p in parts]
+        else:
+            axis = const_int(self.arg(call, 1, "axis", b.int(0)))
+        if axis is None:
+            self.fail(f"`{call}` with a non-constant or None axis", call)
+        if name == "stack":
+            axis = axis + ndim + 1 if axis < 0 else axis
+            shape = parts[0].shape[:axis] + [b.int(len(parts))] + parts[0].shape[axis:]
+
+            def pick(idx, body):
+                rest = idx[:axis] + idx[axis + 1:]
+                value = b.cast(parts[-1].element(rest, body), dtype)
+                for j in reversed(range(len(parts) - 1)):
+                    test = n.Compare("==", clone(idx[axis]), b.int(j), BOOL, self.loc)
+                    value = n.IfExp(test, b.cast(parts[j].element(rest, body), dtype), value, dtype, self.loc)
+                return value
+
+            return ArrayValue(shape, pick, dtype)
+        axis = axis + parts[0].ndim if axis < 0 else axis
+        starts, total = [], b.int(0)
+        for p in parts:
+            starts.append(total)
+            total = b.add(clone(total), clone(p.shape[axis]))
+        shape = parts[0].shape[:axis] + [total] + parts[0].shape[axis + 1:]
+
+        def element(idx, body):
+            def at(j):
+                local = [clone(i) for i in idx]
+                local[axis] = b.sub(clone(idx[axis]), clone(starts[j]))
+                return b.cast(parts[j].element(local, body), dtype)
+
+            value = at(len(parts) - 1)
+            for j in reversed(range(len(parts) - 1)):
+                end = b.add(clone(starts[j]), clone(parts[j].shape[axis]))
+                value = n.IfExp(n.Compare("<", clone(idx[axis]), end, BOOL, self.loc), at(j), value, dtype, self.loc)
+            return value
+
+        return ArrayValue(shape, element, dtype)
+
     def scan(self, name: str, call: n.Call, pre: list) -> ArrayValue:
         """``np.cumsum``/``np.cumprod`` (flattened, axis=None): a serial loop into a temporary."""
         if self.arg(call, 1, "axis") is not None:
@@ -1072,6 +1144,36 @@ class ElementLowering:
         if op == "mean":
             count = b.cast(self.size(source.shape), dtype)
             pre.append(n.Assign(b.name(acc, dtype), b.binop("/", b.name(acc, dtype), count, dtype), self.loc))
+        return b.name(acc, dtype)
+
+    def reduce_masked(self, op, selection: n.Index, dtype, pre: list, node) -> n.Expr:
+        """``x[mask].sum()``: the reduction over the selected elements, under ``if mask``."""
+        b = self.b
+        if op not in ("sum", "prod", "count", "any", "all", "mean"):
+            self.fail(f"`{node}` (np.{op} of a boolean selection)", node)
+        source = self.array(selection.base, pre)
+        mask = self.array(selection.indices[0], pre)
+        if mask.ndim != source.ndim:
+            self.fail(f"`{node}` with a mask of another rank", node)
+        acc = self.namer.fresh(op, dtype)
+        count = self.namer.fresh("count", INT64) if op == "mean" else None
+        pre.append(n.Assign(b.name(acc, dtype), self.reduction_init(op, dtype, None), self.loc))
+        if count:
+            pre.append(n.Assign(b.name(count, INT64), b.int(0), self.loc))
+
+        def body(idx):
+            stmts, selected = [], []
+            test = mask.element(idx, stmts)
+            selected.append(self.reduction_update(op, acc, dtype, source.element(idx, selected)))
+            if count:
+                selected.append(n.AugAssign(b.name(count, INT64), "+", b.int(1), loc=self.loc))
+            stmts.append(n.If(test, selected, [], self.loc))
+            return stmts
+
+        pre.extend(self.loop_nest(mask.shape, body))
+        if count:
+            mean = b.binop("/", b.name(acc, dtype), b.cast(b.name(count, INT64), dtype), dtype)
+            pre.append(n.Assign(b.name(acc, dtype), mean, self.loc))
         return b.name(acc, dtype)
 
     def reduce_variance(self, op, source: ArrayValue, dtype, pre: list, key) -> n.Expr:

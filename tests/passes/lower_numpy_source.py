@@ -274,6 +274,10 @@ def numpy_type(name, args, kwargs):
     if name == "arange":
         d = INT64 if all(dtype_of(a.type).is_int for a in args) else FLOAT64
         return ArrayType(dtype or d, 1, "C")
+    if name in ("concatenate", "hstack", "vstack", "stack"):
+        part = first.elements[0]
+        rank = part.ndim + (1 if name == "stack" or (name == "vstack" and part.ndim == 1) else 0)
+        return ArrayType(part.dtype, rank, "C")
     if name == "linspace":
         return ArrayType(dtype or FLOAT64, 1, "C")
     if name in ("eye", "identity"):

@@ -735,3 +735,20 @@ def test_same_reduction_in_one_statement_is_computed_once():
                     and s.target.id.startswith(("max", "mean"))]
     assert accumulators.count("max0") == 2 and "max1" not in accumulators      # init + update
     assert "mean1" not in accumulators
+
+
+def test_reductions_of_boolean_selections():
+    f = check("""
+        def k(x, y):
+            return x[x > 0.0].sum(), np.mean(x[y < 0.5]), np.count_nonzero(x[x > 0.2]), np.prod(y[x > 0.5])
+    """, dict(x="f64[:]", y="f64[:]"), vec(9), vec(9))
+    assert allocations(f) == []
+
+
+def test_concatenate_and_stacks():
+    check("""
+        def k(a, b, m):
+            return (np.concatenate((a, b, a[:2])), np.hstack((a, b)), np.vstack((a[:3], b[:3])),
+                    np.stack((a[:3], b[:3]), axis=1), np.concatenate((m, m * 2.0), axis=1),
+                    np.concatenate((m, m.sum(axis=0).reshape((1, -1)))))
+    """, dict(a="f64[:]", b="f64[:]", m="f64[:, :]"), vec(4), vec(5), mat(3, 2))
