@@ -24,7 +24,8 @@ What the emitters get after this pass (``array_level_nodes`` is empty), in full:
   ``min`` (builtin calls; initial value = the first element), ``acc = acc or e`` /
   ``and``; ``mean`` then divides, ``acc = acc / f64(n0 * n1)``; ``var``/``std`` are a mean
   then ``dev<k> = e - mean; acc += dev * dev`` (and ``np.sqrt``); ``argmin``/``argmax``
-  keep ``best<k>`` and the flat C-order position under ``if e > best``.
+  keep ``best<k>`` and the flat C-order position under ``if e > best``; a reduction of a
+  boolean selection (``x[x > 0].sum()``) updates under ``if mask[...]:``.
 - **Axis reductions and matrix products** (``a.sum(axis=1)``, ``A @ x``, ``x @ A``,
   ``A @ B``): inside the consumer's loop nest, per output element, ``acc = init`` and an
   inner ``for i<k> in range(0, extent)`` loop, the element being ``acc``. Where such a
@@ -34,8 +35,9 @@ What the emitters get after this pass (``array_level_nodes`` is empty), in full:
   frontend's spelling of a NumPy ufunc on scalars); ``np.abs``/``minimum``/``maximum``/
   ``clip`` are builtin ``abs``/``min``/``max``; ``np.power`` is ``**``; ``np.sign``,
   ``np.where``, ``triu``/``tril``, ``eye`` are ``IfExp``; ``astype`` is ``Cast``;
-  ``logical_*`` are ``BoolOp``/``not``; ``cumsum``/``cumprod`` are a serial loop with an
-  accumulator.
+  ``logical_*`` are ``BoolOp``/``not``; ``np.concatenate``/``stack`` read each element
+  from its part through an ``IfExp`` chain; ``cumsum``/``cumprod`` are a serial loop with
+  an accumulator.
 - **Views stay views**: a name bound to ``a`` or ``a[1:, j]`` (integers and unit-step
   slices only), and such subviews passed to kernels or returned. Strided, ``None``-axis
   and transposed views bound to a name are read through instead (indices mapped).
