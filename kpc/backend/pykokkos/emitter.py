@@ -263,8 +263,9 @@ class PyKokkosEmitter:
             try:
                 caller, regions = self._caller(fn, callables)
             except Unsupported as exc:
+                line = exc.loc.line or fn.loc.line or None
                 kept.append(KeptModel(name, _kept_reason(exc)))
-                reports.append(KernelReport(name, "numba", fn.role, exc.loc.line or None, exc.construct, exc.reason))
+                reports.append(KernelReport(name, "numba", fn.role, line, exc.construct, exc.reason))
                 continue
             callers[name] = (caller, regions)
             used_functions |= set().union(*(r.functions for r in regions)) if regions else set()

@@ -73,16 +73,21 @@ class RegionLowering:
             raise Unsupported("parallel loop with a step", loc_of(loop))
         self.count += 1
         base = f"{self.function.name}_loop{self.count}"
-        if info.pattern == "scan":
-            region = self._scan(loop, base)
-        elif info.pattern == "reduce" and len(info.reductions) == 1 and info.reductions[0].op == "sum":
-            region = self._reduce(loop, base)
-        elif info.pattern == "reduce":
-            region = self._partials(loop, base)
-        elif info.pattern == "for":
-            region = self._for(loop, base)
-        else:
-            raise Unsupported(f"parallel pattern '{info.pattern}'", loc_of(loop))
+        try:
+            if info.pattern == "scan":
+                region = self._scan(loop, base)
+            elif info.pattern == "reduce" and len(info.reductions) == 1 and info.reductions[0].op == "sum":
+                region = self._reduce(loop, base)
+            elif info.pattern == "reduce":
+                region = self._partials(loop, base)
+            elif info.pattern == "for":
+                region = self._for(loop, base)
+            else:
+                raise Unsupported(f"parallel pattern '{info.pattern}'", loc_of(loop))
+        except Unsupported as exc:
+            if exc.loc.line:
+                raise
+            raise Unsupported(exc.construct, loc_of(loop), exc.reason) from None
         self.regions.append(region)
 
     # ------------------------------------------------------------------ common parts

@@ -15,6 +15,8 @@ import math
 
 from kpc.ir.types import ArrayType, ScalarType
 
+from .unsupported import Unsupported
+
 # pk dtype spelling per IR scalar: `pk.float64` / `pk.float32` crash the translator (§2, §3).
 _PK_DTYPE = {
     "float64": "pk.double",
@@ -35,8 +37,11 @@ _VIEW_STORAGE = {"bool": "uint8"}
 MAX_VIEW_RANK = 8
 
 
-class NotSpellable(ValueError):
-    """A type upstream PyKokkos has no spelling for (complex, tuples, ...)."""
+class NotSpellable(Unsupported):
+    """A type upstream PyKokkos has no spelling for (complex, tuples, ...): the kernel stays Numba."""
+
+    def __init__(self, what: str):
+        super().__init__(what, reason="PyKokkos has no type for it")
 
 
 def view_storage_dtype(dtype: ScalarType) -> str:
