@@ -115,3 +115,9 @@ def names_loaded(node) -> set:
         for part in parts:
             loaded |= {x.id for x in n.walk(part) if isinstance(x, n.Name)}
     return loaded
+
+
+def undefined_names(function: n.Function) -> list:
+    """Names read in ``function`` that no parameter, assignment or loop defines (an inconsistent IR)."""
+    defined = {p.name for p in function.params} | names_bound(function.body)
+    return sorted(names_loaded(function) - defined)

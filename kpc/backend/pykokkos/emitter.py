@@ -30,7 +30,7 @@ from kpc.ir.types import ArrayType, NoneType, ScalarType, TupleType
 from . import spelling
 from .bounds import Bounds
 from .device import DeviceCode, DeviceSignature, NameAllocator, all_names
-from .effects import names_bound, written_params
+from .effects import names_bound, undefined_names, written_params
 from .helpers import AS_VIEW, DEVICE_HELPERS, HOST_HELPERS, WRITE_BACK
 from .host import HostCode
 from .model import CallerModel, FunctionModel, KeptModel, ModuleModel
@@ -107,6 +107,7 @@ class _DeviceFunctions:
 
     def _lower(self, fn: n.Function, element: int | None = None) -> DeviceSignature:
         ctx = self.ctx
+        _require_defined(fn)
         alloc = NameAllocator(all_names(fn) | ctx.module_names)
         code = DeviceCode(fn, "function", self, alloc, ctx.bounds(fn))
         code.return_element = element
@@ -297,6 +298,7 @@ class PyKokkosEmitter:
 
     # ------------------------------------------------------------------ pieces
     def _caller(self, fn: n.Function, callables: dict):
+        _require_defined(fn)
         host = HostCode(fn, callables, all_names(fn) | self.ctx.module_names)
         regions = RegionLowering(self.ctx, fn, host)
         host.regions = regions
@@ -416,6 +418,13 @@ class PyKokkosEmitter:
             absolute = os.path.abspath(self.module.path)
             numba_source = os.path.relpath(absolute, out_dir)
         return ModuleModel(header, imports, helpers, numba_source, absolute, functions, workunits, callers, kept)
+
+
+def _require_defined(fn: n.Function) -> None:
+    missing = undefined_names(fn)
+    if missing:
+        raise Unsupported(f"'{missing[0]}' is read but never assigned in '{fn.name}'", loc_of(fn),
+                          "the IR after the passes lost a definition; kpc will not emit code for it")
 
 
 def _scalar_conversion(name: str, ty: ScalarType) -> str:
