@@ -431,18 +431,19 @@ def written_or_passed(function: n.Function) -> set:
 
 
 def read_through_views(function: n.Function) -> dict:
-    """Locals bound once to a view Kokkos has no subview for (``b = a.T``, ``b = a[::2]``,
-    ``b = a[:, None]``) and only read: their uses read ``a`` with mapped indices instead."""
+    """Locals bound once to a view (``b = a[1:]``, ``b = a.T``, ``b = a[::2]``, ``b = a[:, None]``)
+    and only read: their uses read ``a`` with mapped indices instead, so no subview is made
+    (Kokkos has none for steps, new axes and transposes). Every name the view's definition
+    reads is bound at most once, so it means the same at every use."""
     assigned = assignment_counts(function)
     defs = {}
     for s in n.walk(function):
         if not (isinstance(s, n.Assign) and isinstance(s.target, n.Name) and assigned.get(s.target.id) == 1):
             continue
         value = s.value
-        if not is_view_like(value) or is_subview_expr(value):
+        if not isinstance(value.type, ArrayType) or not is_view_like(value):
             continue
-        bases = {x.id for x in n.walk(value) if isinstance(x, n.Name) and isinstance(x.type, ArrayType)}
-        if all(assigned.get(b, 0) <= 1 for b in bases):
+        if all(assigned.get(x.id, 0) <= 1 for x in n.walk(value) if isinstance(x, n.Name)):
             defs[s.target.id] = value
     for node in n.walk(function):
         escapes = []
@@ -452,6 +453,11 @@ def read_through_views(function: n.Function) -> dict:
             escapes = node.value.elements if isinstance(node.value, n.TupleExpr) else [node.value]
         elif isinstance(node, (n.Assign, n.AugAssign)) and not isinstance(node.target, n.Name):
             escapes = [node.target]
+        elif isinstance(node, n.AugAssign) and isinstance(node.target.type, ArrayType):
+            escapes = [node.target]
+        elif isinstance(node, n.Assign):
+            escapes = node.value.elements if isinstance(node.value, n.TupleExpr) else [node.value]
+            escapes = [e for e in escapes if isinstance(e, n.Name)]
         for e in escapes:
             name = view_base_name(e) if is_view_expr(e) else None
             defs.pop(name, None)

@@ -373,16 +373,20 @@ def test_transpose_is_an_index_permutation_without_copy():
     assert "b[i0, i1] = a[i1, i0] + 1.0" in format_function(f)
 
 
-def test_views_stay_views():
+def test_views_returned_or_written_stay_views_views_only_read_are_read_through():
     f = lowered("""
-        def rows(a, b):
-            r = a[1]
+        def rows(a, b, i):
+            r = a[i]
             s = a[1:, 2:]
+            w = a[2]
+            w[1:] = 0.0
             b[:] = r
             return s
-    """, a="f64[:, :]", b="f64[:]")
+    """, a="f64[:, :]", b="f64[:]", i="i64")
     text = format_function(f)
-    assert "r: f64[:] = a[1]" in text and "s: f64[:, :] = a[1:, 2:]" in text and "return s" in text
+    assert "s: f64[:, :] = a[1:, 2:]" in text and "return s" in text
+    assert "w: f64[:] = a[2]" in text and "w[i0 + 1] = 0.0" in text
+    assert "r:" not in text and "b[i1] = a[i, i1]" in text
 
 
 def test_masked_assignment():
