@@ -38,9 +38,12 @@ What the emitters get after this pass (``array_level_nodes`` is empty), in full:
   ``logical_*`` are ``BoolOp``/``not``; ``np.concatenate``/``stack`` read each element
   from its part through an ``IfExp`` chain; ``cumsum``/``cumprod`` are a serial loop with
   an accumulator.
-- **Views stay views**: a name bound to ``a`` or ``a[1:, j]`` (integers and unit-step
-  slices only), and such subviews passed to kernels or returned. Strided, ``None``-axis
-  and transposed views bound to a name are read through instead (indices mapped).
+- **Views**: a local bound once to a view and only read (``r = a[i]``, ``t = a.T``,
+  ``e = a[::2]``) disappears: its uses read ``a`` with mapped indices. Views that stay
+  are subviews (integers and unit-step slices only: ``w = a[2]``, ``a[1:, j]``) bound to a
+  name that is written through, returned or passed to a kernel, or passed to a kernel
+  or returned directly. A strided or transposed view that is written through or passed
+  to a kernel is rejected.
 - **Rebinding**: ``x = x * 2`` computes into ``tmp<k>`` then rebinds ``x = tmp<k>``.
 - A ``while`` test that needs a reduction becomes ``while True:`` with the reduction
   loops, ``if not test: break``, then the body.
