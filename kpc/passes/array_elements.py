@@ -28,7 +28,8 @@ from typing import Callable
 
 from ..ir import nodes as n
 from ..ir.nodes import NOLOC
-from ..ir.types import BOOL, FLOAT64, INT64, ArrayType, ScalarType, TupleType, promote
+from ..ir.types import BOOL, FLOAT64, INT64, ArrayType, DTypeType, ScalarType, TupleType, promote
+from .aliasing import is_subview_expr
 from .lowering_errors import NumpyLoweringError
 
 # NumPy ufuncs applied per element as a scalar math intrinsic: ``Call(kind="math",
@@ -301,7 +302,7 @@ class ElementLowering:
         """The one allocation form left after lowering: ``np.empty((e0, e1), dtype=np.<dtype>)``."""
         extents = self.alloc_shape(shape)
         dims = n.TupleExpr(extents, TupleType((INT64,) * len(extents)), self.loc)
-        dtype_expr = n.GlobalConst(f"np.{dtype.numpy_name}", dtype.numpy_name, dtype, self.loc)
+        dtype_expr = n.GlobalConst(f"np.{dtype.numpy_name}", dtype.numpy_name, DTypeType(dtype), self.loc)
         return n.Call("np.empty", [dims], "numpy", {"dtype": dtype_expr},
                       ArrayType(dtype, len(shape), "C"), self.loc)
 
@@ -394,8 +395,6 @@ class ElementLowering:
     def array_operand(self, expr, pre: list):
         """An array passed where a whole array is expected (a kernel argument, a returned
         value): views stay as they are, anything else is computed into a temporary."""
-        from .aliasing import is_subview_expr
-
         if is_subview_expr(expr) and not self.reads_through(expr):
             self.lower_children(expr, pre)
             return expr
