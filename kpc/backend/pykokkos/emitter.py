@@ -19,6 +19,7 @@ import ast
 import hashlib
 import os
 import re
+import textwrap
 from dataclasses import dataclass, field
 
 import jinja2
@@ -214,9 +215,6 @@ class _Context:
         if fn.name not in self._bounds:
             self._bounds[fn.name] = Bounds(fn)
         return self._bounds[fn.name]
-
-    def signatures_for(self, fn: n.Function):
-        return self.device
 
     def claim_module_name(self, name: str) -> str:
         candidate, k = name, 1
@@ -483,22 +481,25 @@ def _environment() -> jinja2.Environment:
 
 
 def _docstring(text: str) -> str:
-    body = text.replace('"""', '\\"\\"\\"')
+    """The original docstring, re-indented for the caller (a raw string when it holds backslashes)."""
+    prefix = "r" if "\\" in text else ""
+    body = text.replace('"""', "'''")
     lines = body.strip("\n").splitlines() or [""]
     if len(lines) == 1:
-        return f'"""{lines[0].strip()}"""'
-    first, rest = lines[0].strip(), lines[1:]
-    import textwrap
-
-    rest = textwrap.dedent("\n".join(rest)).splitlines()
+        return f'{prefix}"""{lines[0].strip()}"""'
+    rest = textwrap.dedent("\n".join(lines[1:])).splitlines()
     inner = "\n".join(("    " + line) if line.strip() else "" for line in rest)
-    return f'"""{first}\n{inner}\n    """'
+    return f'{prefix}"""{lines[0].strip()}\n{inner}\n    """'
+
+
+def _docstring_safe(line: str) -> str:
+    return line.replace("\\", "\\\\").replace('"""', "'''")
 
 
 def _render(model: ModuleModel) -> str:
     env = _environment()
     text = env.get_template("module.py.j2").render(
-        header=model.header, imports=model.imports, helpers=model.helpers,
+        header=[_docstring_safe(line) for line in model.header], imports=model.imports, helpers=model.helpers,
         numba_source=model.numba_source,
         numba_source_absolute=model.numba_source_absolute,
         numba_stem=os.path.splitext(os.path.basename(model.numba_source or ""))[0],

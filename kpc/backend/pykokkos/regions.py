@@ -93,7 +93,7 @@ class RegionLowering:
     # ------------------------------------------------------------------ common parts
     def _device(self, reserved=()) -> DeviceCode:
         alloc = NameAllocator(all_names(self.function) | self.ctx.module_names | set(reserved))
-        code = DeviceCode(self.function, "workunit", self.ctx.signatures_for(self.function), alloc,
+        code = DeviceCode(self.function, "workunit", self.ctx.device, alloc,
                           self.ctx.bounds(self.function))
         for name in all_names(self.function):
             if name in spelling.CPP_KEYWORDS or name in self.ctx.module_names or name in reserved \
