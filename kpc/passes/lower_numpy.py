@@ -446,7 +446,8 @@ def read_through_views(function: n.Function) -> dict:
         value = s.value
         if not isinstance(value.type, ArrayType) or not is_view_like(value):
             continue
-        if all(assigned.get(x.id, 0) <= 1 for x in n.walk(value) if isinstance(x, n.Name)):
+        if all(assigned.get(x.id, 0) <= 1 for x in n.walk(value) if isinstance(x, n.Name)) \
+                and uses_follow(function, s):
             defs[s.target.id] = value
     for node in n.walk(function):
         escapes = []
@@ -465,6 +466,25 @@ def read_through_views(function: n.Function) -> dict:
             name = view_base_name(e) if is_view_expr(e) else None
             defs.pop(name, None)
     return defs
+
+
+def uses_follow(function: n.Function, definition: n.Assign) -> bool:
+    """True when every use of the name ``definition`` binds comes after it in its block (not
+    earlier in a loop body, where it would see the previous iteration's binding)."""
+    name = definition.target.id
+    total = sum(1 for x in n.walk(function) if isinstance(x, n.Name) and x.id == name) - 1
+
+    def find(block):
+        for k, s in enumerate(block):
+            if s is definition:
+                return sum(1 for t in block[k + 1:] for x in n.walk(t) if isinstance(x, n.Name) and x.id == name)
+            for child, _ in nested_blocks(s):
+                found = find(child)
+                if found is not None:
+                    return found
+        return None
+
+    return find(function.body) == total
 
 
 def assignment_counts(function: n.Function) -> dict:

@@ -17,7 +17,7 @@ import pytest
 from kpc.ir import nodes as n
 from kpc.ir.module import Module
 from kpc.ir.printer import format_function
-from kpc.ir.types import INT64, UNKNOWN, ArrayType
+from kpc.ir.types import INT64, UNKNOWN, ArrayType, DTypeType
 from kpc.passes.lower_numpy import LowerNumpy, array_level_nodes, lower_function
 from kpc.passes.lowering_errors import NumpyLoweringError
 from kpc.passes.manager import PassContext
@@ -560,7 +560,7 @@ def test_allocation_form_is_the_documented_one():
     call = alloc.value
     assert call.kind == "numpy" and call.func == "np.empty" and isinstance(call.args[0], n.TupleExpr)
     assert call.type == ArrayType(call.type.dtype, 2, "C")
-    assert call.kwargs["dtype"].name == "np.float64"
+    assert call.kwargs["dtype"].name == "np.float64" and call.kwargs["dtype"].type == DTypeType(call.type.dtype)
     assert str(call) == "np.empty((max(a.shape[0] - 2, 0), a.shape[1]), dtype=np.float64)"
     assert all(not isinstance(e.type, ArrayType) for e in call.args[0].elements)
 
@@ -756,3 +756,22 @@ def test_concatenate_and_stacks():
                     np.stack((a[:3], b[:3]), axis=1), np.concatenate((m, m * 2.0), axis=1),
                     np.concatenate((m, m.sum(axis=0).reshape((1, -1)))))
     """, dict(a="f64[:]", b="f64[:]", m="f64[:, :]"), vec(4), vec(5), mat(3, 2))
+
+
+def test_view_used_before_its_binding_in_a_loop_is_not_read_through():
+    source = """
+        def k(a, out):
+            r = a[0]
+            for i in range(a.shape[0]):
+                if i > 0:
+                    out[i] = r[1]
+                r = a[i]
+    """
+    function = typed_function(source, a="f64[:, :]", out="f64[:]")
+    del function.body[0]  # the test builder needs the name bound first; the kernel does not
+    lower_function(function)
+    assert "r: f64[:] = a[i]" in format_function(function)
+    a, mine, theirs = mat(4, 3), np.zeros(4), np.zeros(4)
+    run(function, a, mine)
+    numpy_reference(source, "k")(a, theirs)
+    np.testing.assert_allclose(mine, theirs)
