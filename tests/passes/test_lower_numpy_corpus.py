@@ -17,13 +17,10 @@ import pytest
 
 from kpc.ir.printer import format_function
 from kpc.passes.lower_numpy import array_level_nodes, lower_function
-from kpc.passes.lowering_errors import NumpyLoweringError
 from lower_numpy_eval import run
 from lower_numpy_source import typed_function
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"
-# Corpus kernels using NumPy functions lower-numpy does not lower (they stay Numba).
-UNSUPPORTED: dict = {}
 
 
 def corpus_cases():
@@ -89,10 +86,6 @@ def test_corpus_kernel_lowers_and_matches_numpy(path, name, case):
         pytest.skip(f"the test builder does not type this kernel ({type(error).__name__}: {error})")
     if any(getattr(node, "kind", "") == "kernel" for node in _walk(function)):
         pytest.skip("calls another kernel")
-    if name in UNSUPPORTED:
-        with pytest.raises(NumpyLoweringError, match=UNSUPPORTED[name]):
-            lower_function(function)
-        return
     if not array_level_nodes(function) and not any(
             getattr(node, "kind", "") == "numpy" for node in _walk(function)):
         before = format_function(function)
