@@ -488,7 +488,13 @@ class DeviceCode:
             raise Unsupported(f"math function '{e.func}'", loc_of(e), "not among the functions PyKokkos translates")
         if name == "log" and len(e.args) != 1:
             raise Unsupported("math.log with a base", loc_of(e))
-        text = f"math.{name}({', '.join(self.expr(a) for a in e.args)})"
+        args = []
+        for a in e.args:
+            text = self.expr(a)
+            # Numba computes math.* of a float32 in float64; C++ would pick the float overload.
+            is_f32 = isinstance(getattr(a, "type", None), ScalarType) and a.type.name == "float32"
+            args.append(f"pk.double({text})" if is_f32 else text)
+        text = f"math.{name}({', '.join(args)})"
         ty = getattr(e, "type", UNKNOWN)
         if isinstance(ty, ScalarType) and ty.is_int and name not in ("isnan", "isinf", "isfinite"):
             # math.floor/ceil/trunc give ints in Numba, doubles in C++.
