@@ -731,7 +731,7 @@ class ElementLowering:
             return lambda x: n.UnaryOp("-", x, dtype, self.loc)
         if name == "reciprocal":
             return lambda x: b.binop("/", b.const(1, dtype), x, dtype)
-        if name in ("positive", "conj", "conjugate"):
+        if name == "positive" or (name in ("conj", "conjugate") and not dtype.is_complex):
             return lambda x: b.cast(x, dtype)
         if name == "invert":
             return lambda x: n.UnaryOp("not" if dtype.is_bool else "~", x, dtype, self.loc)
