@@ -7,9 +7,11 @@ What the emitters get after this pass (``array_level_nodes`` is empty), in full:
   kwargs={"dtype": GlobalConst("np.<dtype>", "<dtype>", DTypeType(dtype))}))`` typed
   ``ArrayType(dtype, k + 1, "C")``; read the dtype from ``call.type.dtype``. Extents are
   scalar ``i64`` expressions: sizes the user wrote as written, computed extents that
-  could be negative wrapped in ``max(e, 0)`` (``max(a.shape[0] - 2, 0)``). The target is a local ``Name`` (the user's, or a fresh ``tmp<k>``).
-  Elements are uninitialised: ``zeros``/``ones``/``full``/``arange``/``eye``/``copy``/...
-  are this statement followed by fill loops.
+  could be negative wrapped in ``max(e, 0)`` (``max(a.shape[0] - 2, 0)``). The target is
+  a local ``Name`` (the user's, or a fresh ``tmp<k>``). Elements are uninitialised:
+  ``zeros``/``ones``/``full``/``arange``/``eye``/``copy``/... are this statement followed
+  by fill loops. A temporary is allocated before the serial ``range`` loops it does not
+  depend on; one inside a ``prange`` body stays there (one per iteration).
 - **Loops**: ``For(Name("i<k>", i64), 0, extent, 1, kind="range")``, fresh names,
   perfectly nested per element-wise statement (outer loop = first axis); unit axes get
   no loop (index ``0``).
@@ -47,6 +49,13 @@ What the emitters get after this pass (``array_level_nodes`` is empty), in full:
 - **Rebinding**: ``x = x * 2`` computes into ``tmp<k>`` then rebinds ``x = tmp<k>``.
 - A ``while`` test that needs a reduction becomes ``while True:`` with the reduction
   loops, ``if not test: break``, then the body.
+
+Assumed, as in most NumPy kernels (not checked at run time): broadcast operands have
+equal extents unless one is statically 1 (``a[:, None]``, a reduced axis); an argument
+axis of run-time length 1 does not broadcast. Distinct parameters do not share memory
+(a temporary is made only for overlapping views of one array). Slice bounds lie within
+the array; negative constants and ``-k`` count from the end. ``min``/``max`` of an empty
+array is undefined (NumPy raises); ``np.maximum``/``minimum`` order NaNs as ``max``/``min``.
 """
 
 from __future__ import annotations
