@@ -540,7 +540,8 @@ def inlined_arrays(function: n.Function, roots: dict) -> dict:
             uses = [j for j in range(k + 1, len(block))
                     if any(isinstance(x, n.Name) and x.id == name for x in n.walk(block[j]))]
             total = references.get(name, 0) - 1
-            if not uses or sum(count_reads(block[j], name) for j in uses) != total:
+            reads = [count_reads(block[j], name) for j in uses]
+            if not uses or min(reads) < 0 or sum(reads) != total:
                 continue
             if any(not isinstance(block[j], (n.Assign, n.AugAssign, n.Return)) for j in uses):
                 continue
