@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import os
 import sys
 from pathlib import Path
 
@@ -95,7 +94,7 @@ def test_build_report_and_contract_rules(path, dtype, out_root):
         assert kernel in names, f"{kernel} missing from the build report"
     for kernel in result.kept_as_numba:
         assert kernel.construct, kernel
-        assert f"# Kept as Numba: " in result.source and f"{kernel.name} = _numba.{kernel.name}" in result.source
+        assert "# Kept as Numba: " in result.source and f"{kernel.name} = _numba.{kernel.name}" in result.source
 
 
 @pytest.mark.parametrize("path, dtype", _params())

@@ -251,7 +251,7 @@ class PyKokkosEmitter:
         self.written = self.ctx.written
 
     def emit(self) -> EmitResult:
-        module, ctx = self.module, self.ctx
+        module = self.module
         # Serial host code calls entry kernels through their callers, device-only functions as Numba.
         callables = {name: (name if fn.role in ("entry", "both") else f"_numba.{name}")
                      for name, fn in module.functions.items()}

@@ -7,7 +7,7 @@ import os
 
 from kpc.ir import nodes as n
 from kpc.ir.module import Module
-from kpc.ir.types import FLOAT64, INT64, NONE, ArrayType
+from kpc.ir.types import FLOAT64, INT64, ArrayType
 
 CORPUS = os.path.join(os.path.dirname(__file__), "..", "..", "corpus")
 F64_2D = ArrayType(FLOAT64, 2, "C")

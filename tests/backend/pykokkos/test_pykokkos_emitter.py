@@ -8,7 +8,6 @@ model of upstream's documented semantics, not upstream PyKokkos) against Numba.
 import importlib.util
 import os
 import re
-import sys
 import textwrap
 
 import numpy as np
