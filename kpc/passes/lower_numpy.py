@@ -14,7 +14,10 @@ What the emitters get after this pass (``array_level_nodes`` is empty), in full:
   depend on; one inside a ``prange`` body stays there (one per iteration).
 - **Loops**: ``For(Name("i<k>", i64), 0, extent, 1, kind="range")``, fresh names,
   perfectly nested per element-wise statement (outer loop = first axis); unit axes get
-  no loop (index ``0``).
+  no loop (index ``0``). Inside a ``prange`` body, a store that reads its own array at
+  constant offsets runs in the order that reads each element before overwriting it
+  instead of through a temporary: as is, or reversed,
+  ``For(i<k>, extent - 1, -1, -1)``.
 - **Element access**: ``Index(Name, [i64 scalar per axis])``; indices are affine in the
   loop variables (``i0 + 1``, ``n - 1 - i0``, ``2 * i0``), gathers read ``a[idx[i0]]``,
   reshapes split a flat position with ``//`` and ``%``.
@@ -64,7 +67,7 @@ from ..ir import nodes as n
 from ..ir.module import Rejected
 from ..ir.types import BOOL, ArrayType
 from .aliasing import is_subview_expr, is_view_expr, view_base_name, view_roots
-from .array_elements import ArrayValue, ElementLowering, Namer, clone, short_name
+from .array_elements import ArrayValue, Builder, ElementLowering, Namer, clone, const_int, short_name
 from .lowering_errors import NumpyLoweringError
 from .manager import Pass, register
 
@@ -188,6 +191,7 @@ class FunctionLowering:
         self.roots = view_roots(function)
         self.read_through = read_through_views(function)
         self.shared_views = written_or_passed(function)
+        self.prange_depth = 0
         self.read_through.update(inlined_arrays(function, self.roots))
 
     def run(self) -> None:
@@ -219,7 +223,9 @@ class FunctionLowering:
             return pre + [s]
         if isinstance(s, n.For):
             s.start, s.stop, s.step = (low.scalar(e, pre) for e in (s.start, s.stop, s.step))
+            self.prange_depth += s.kind == "prange"
             s.body = self.block(s.body)
+            self.prange_depth -= s.kind == "prange"
             return pre + [s]
         if isinstance(s, n.While):
             s.test = low.scalar(s.test, pre)
@@ -311,6 +317,15 @@ class FunctionLowering:
         reads = [node for s in nest for node in n.walk(s) if node is not write and node is not write.base]
         if not self.overlaps(write, reads):
             return nest
+        if self.prange_depth and mask is None:
+            # Inside a prange body the loops run serially, and a temporary would be an
+            # allocation per parallel iteration: run them in the order that reads every
+            # element before overwriting it, when there is one.
+            order = self.iteration_order(nest, write, reads)
+            if order == "forward":
+                return nest
+            if order == "backward":
+                return reverse_loops(nest, write)
         self.namer.restore(state)
         if isinstance(source, ArrayValue):
             source = self.temporary(low, written, source, pre)
@@ -378,6 +393,33 @@ class FunctionLowering:
                 return True
         return False
 
+    def iteration_order(self, nest: list, write: n.Index, reads: list) -> str | None:
+        """``forward`` when every read of the written array is at or after the write in the
+        loops' (lexicographic) order, ``backward`` when every one is at or before it, else
+        None. Only reads at constant offsets from the write (``a[i0 + 1]`` against
+        ``a[i0]``) through the same name count."""
+        loop_vars = [s.var.id for s in n.walk(nest) if isinstance(s, n.For)]
+        base = write.base.id
+        through_index = {id(x.base) for x in reads if isinstance(x, n.Index)}
+        through_index |= {id(x.value) for x in reads if isinstance(x, n.Attribute)}
+        signs = set()
+        for node in reads:
+            if isinstance(node, n.Index) and isinstance(node.base, n.Name) and node.base.id == base:
+                distance = offset_distance(write.indices, node.indices, loop_vars)
+                if distance is None:
+                    return None
+                first = next((d for d in distance if d != 0), 0)
+                if first:
+                    signs.add(first > 0)
+            elif isinstance(node, n.Name) and isinstance(node.type, ArrayType) and self.may_overlap(node.id, base) \
+                    and (node.id != base or id(node) not in through_index):
+                return None
+        if signs == {True}:
+            return "forward"
+        if signs == {False}:
+            return "backward"
+        return None
+
     def may_overlap(self, a: str, b: str) -> bool:
         return bool(self.roots.get(a, {a}) & self.roots.get(b, {b}))
 
@@ -399,6 +441,45 @@ class FunctionLowering:
         else:
             source = low.scalar(value, pre)
         return self.element_loops(target, written, source, op, low, pre, loc, mask)
+
+
+def offset_distance(written: list, read: list, loop_vars: list):
+    """Per loop variable, the read index minus the written one, when every axis differs by
+    a constant (``i0 + 1`` vs ``i0``) or not at all; else None."""
+    if len(written) != len(read):
+        return None
+    distance = dict.fromkeys(loop_vars, 0)
+    for w, r in zip(written, read):
+        if str(w) == str(r):
+            continue
+        aw, ar = affine_in(w, loop_vars), affine_in(r, loop_vars)
+        if aw is None or ar is None or aw[0] != ar[0] or aw[0] is None:
+            return None
+        distance[aw[0]] += ar[1] - aw[1]
+    return [distance[v] for v in loop_vars]
+
+
+def affine_in(expr, loop_vars: list):
+    """``(var, c)`` for ``var``, ``var + c``, ``var - c``, ``c + var`` with ``var`` a loop variable."""
+    if isinstance(expr, n.Name) and expr.id in loop_vars:
+        return expr.id, 0
+    if isinstance(expr, n.BinOp) and expr.op in "+-":
+        left, right = expr.left, expr.right
+        if isinstance(left, n.Name) and left.id in loop_vars and const_int(right) is not None:
+            return left.id, const_int(right) * (1 if expr.op == "+" else -1)
+        if expr.op == "+" and isinstance(right, n.Name) and right.id in loop_vars and const_int(left) is not None:
+            return right.id, const_int(left)
+    return None
+
+
+def reverse_loops(nest: list, write: n.Index) -> list:
+    """The loops over the written element's indices, run from the last index down to the first."""
+    written_vars = {x.id for i in write.indices for x in n.walk(i) if isinstance(x, n.Name)}
+    for loop in n.walk(nest):
+        if isinstance(loop, n.For) and loop.var.id in written_vars:
+            b = Builder(loop.loc)
+            loop.start, loop.stop, loop.step = b.add(loop.stop, b.int(-1)), b.int(-1), b.int(-1)
+    return nest
 
 
 def is_mask(entry) -> bool:

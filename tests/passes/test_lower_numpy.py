@@ -699,7 +699,7 @@ def test_temporaries_are_allocated_once_before_serial_loops():
             for t in range(steps):
                 u[1:-1] = 0.5 * (u[:-2] + u[2:])
                 for p in prange(w.shape[0]):
-                    w[p, 1:] = w[p, :-1] + 1.0
+                    w[p, 1:-1] = w[p, :-2] + w[p, 2:]
     """, dict(steps="i64", u="f64[:]", w="f64[:, :]"), 3, vec(9), mat(3, 5))
     text = format_function(f)
     assert text.index("tmp0: f64[:] C = np.empty") < text.index("for t: i64")
@@ -775,3 +775,16 @@ def test_view_used_before_its_binding_in_a_loop_is_not_read_through():
     run(function, a, mine)
     numpy_reference(source, "k")(a, theirs)
     np.testing.assert_allclose(mine, theirs)
+
+
+def test_inside_prange_overlapping_shifts_run_in_a_safe_order_instead_of_a_temporary():
+    f = check("""
+        def k(out, w):
+            for i in prange(out.shape[0]):
+                out[i, 1:] = out[i, :-1] * 2.0
+                out[i, :-1] = out[i, 1:] + 1.0
+                w[i, 1:, :] = w[i, :-1, ::-1] + 1.0
+    """, dict(out="f64[:, :]", w="f64[:, :, :]"), mat(3, 6), RNG.standard_normal((3, 4, 2)))
+    text = format_function(f)
+    assert "range(out.shape[1] - 2, -1, -1)" in text      # backward: reads behind the write
+    assert len(allocations(f)) == 1                            # only the reversed-axis read needs one
