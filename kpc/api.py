@@ -321,11 +321,14 @@ def compile_specializations(path, requests, space: str = "openmp", source: str |
 
 
 def kokkos_compile_flags(unit) -> list:
-    """Flags kpc adds to the toolchain's for a generated module (``-ffast-math`` only when every
-    function of the unit has ``fastmath=True``; ``-fwrapv``: int64 overflow wraps as in Numba)."""
+    """Flags kpc adds to the toolchain's for a generated module: ``-fwrapv`` (int64 overflow wraps,
+    as in Numba); ``-ffp-contract=off`` (no fused multiply-adds: Numba's LLVM does not contract
+    ``a * b + c`` either, and ``ss / n - mean * mean`` must stay exactly 0 for one value) unless
+    every function of the unit has ``fastmath=True``, which gets ``-ffast-math`` instead."""
     from kpc.backend.kokkos.emitter import INCLUDE_DIR
 
-    return [f"-I{INCLUDE_DIR}", "-fwrapv"] + (["-ffast-math"] if unit.fastmath else [])
+    semantics = ["-ffast-math"] if unit.fastmath else ["-ffp-contract=off"]
+    return [f"-I{INCLUDE_DIR}", "-fwrapv"] + semantics
 
 
 def kokkos_key_material(unit, install, toolchain) -> dict:

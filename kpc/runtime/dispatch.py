@@ -112,34 +112,40 @@ def _accepts(signature_type, arg_type) -> bool:
 _PLAIN_SCALARS = frozenset([int, float, bool] + [np.dtype(name).type for name in SUPPORTED_DTYPES])
 
 
-def _fast_key(value, _ndarray=np.ndarray, _plain=_PLAIN_SCALARS):
-    """A cheap key that determines ``typeof(value)`` (computed on every call)."""
+def arg_key(value, _ndarray=np.ndarray, _plain=_PLAIN_SCALARS):
+    """A cheap hashable key that determines ``typeof(value)``, computed on every call.
+
+    For an array: dtype number, rank and the flag bits (contiguity among them).
+    """
     kind = type(value)
     if kind is _ndarray:
-        flags = value.flags
-        return (value.dtype.num, value.ndim, flags.c_contiguous, flags.f_contiguous)
+        return (value.dtype.num, value.ndim, value.flags.num)
     if kind in _plain:
         return kind
     return (kind, typeof(value))
 
 
 class Dispatcher:
-    """Calls one function of a drop-in module with the specialization its arguments need."""
+    """Calls one function of a drop-in module with the specialization its arguments need.
+
+    ``table`` maps a tuple of ``arg_key``s to a compiled function; the drop-in module's
+    functions look it up themselves (the fast path) and call the dispatcher only on a miss.
+    """
 
     def __init__(self, runtime, name: str, params: tuple, eager: bool):
         self.runtime = runtime
         self.name = name
         self.params = params
         self.eager = eager
-        self._by_key: dict = {}
+        self.table: dict = {}
         self._lock = threading.Lock()
 
     def __call__(self, *args):
         try:
-            function = self._by_key[tuple(map(_fast_key, args))]
-        except KeyError:
-            function = self._resolve(args)
-        except TypeError:  # an unhashable argument type: let _resolve explain it
+            function = self.table.get(tuple(map(arg_key, args)))
+        except TypeError:  # an unhashable argument: let _resolve explain it
+            function = None
+        if function is None:
             function = self._resolve(args)
         return function(*args)
 
@@ -167,7 +173,7 @@ class Dispatcher:
         with self._lock:
             function = self.runtime.function_for(self, types)
         try:
-            self._by_key[tuple(map(_fast_key, args))] = function
+            self.table[tuple(map(arg_key, args))] = function
         except TypeError:
             pass
         return function

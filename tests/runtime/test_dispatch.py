@@ -69,7 +69,7 @@ def test_dispatch_calls_the_matching_specialization_and_caches_it(runtime):
     f = runtime.dispatcher("f", ("a", "k"), eager=True)
     assert f(np.ones(3), 2.0) == 6.0
     assert f(np.ones(4), 3) == 12.0
-    assert len(f._by_key) == 2
+    assert len(f.table) == 2
     assert runtime.specializations == [("f", (("array", "float64", 1, "C"), ("scalar", "float64")))]
 
 

@@ -46,7 +46,7 @@ namespace new noexcept not not_eq nullptr operator or or_eq private protected pu
 reinterpret_cast return short signed sizeof static static_assert static_cast struct switch
 template this thread_local throw true try typedef typeid typename union unsigned using virtual
 void volatile wchar_t while xor xor_eq final override concept requires
-Kokkos kpc std py m int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t size_t
+Kokkos kpc std py m args int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t size_t
 NULL INFINITY NAN EOF assert errno
 """.split())
 

@@ -92,6 +92,7 @@ def _template_function(f: DropinFunction) -> dict:
         "params": repr(tuple(f.params)),
         "signature": f.signature,
         "call_args": f.call_args,
+        "key_args": ", ".join(f"_key({name})" for name in f.params) + ("," if len(f.params) == 1 else ""),
         "docstring": _docstring_literal(f.docstring, 4) if f.docstring else None,
         "eager": f.eager,
     }

@@ -72,10 +72,11 @@ class EntryModel:
     params: list
     arg_types: tuple
     return_type: Type
-    binding_params: list = field(default_factory=list)
     conversions: list = field(default_factory=list)
     call_args: list = field(default_factory=list)
     returns_value: bool = True
+    returns_object: bool = False
+    function_literal: str = ""
 
 
 @dataclass
@@ -200,27 +201,30 @@ def _binding(entry_function, namespace, symbol, written) -> EntryModel:
         symbol=symbol, function=f.name, namespace=namespace,
         cxx_name=f.name, params=params, arg_types=tuple(p.type for p in f.params), return_type=f.return_type,
     )
-    returns_objects = _has_array(f.return_type)
     owners = []
-    for p in params:
+    function_name = c_string(f.name)
+    for position, p in enumerate(params):
         arg = identifier(p.name)
         if isinstance(p.type, ArrayType):
             t = p.type
-            entry.binding_params.append(f"pybind11::object {arg}")
             entry.conversions.append(
-                f"auto kpc_{p.name} = kpc::from_numpy<{scalar_type(t.dtype)}, {t.ndim}, {LAYOUTS[t.layout]}>"
-                f"({arg}, {c_string(f.name)}, {c_string(p.name)}, {'true' if p.written else 'false'});")
-            entry.call_args.append(f"kpc_{p.name}.view")
-            owners.append(f"kpc_{p.name}.owner")
+                f"auto {arg} = kpc::from_numpy<{scalar_type(t.dtype)}, {t.ndim}, {LAYOUTS[t.layout]}>"
+                f"(args[{position}], {function_name}, {c_string(p.name)}, {'true' if p.written else 'false'});")
+            entry.call_args.append(f"{arg}.view")
+            owners.append(f"{arg}.owner")
         elif isinstance(p.type, ScalarType):
-            entry.binding_params.append(f"{scalar_type(p.type)} {arg}")
+            entry.conversions.append(
+                f"const auto {arg} = kpc::scalar_arg<{scalar_type(p.type)}>(args[{position}], {function_name}, "
+                f"{c_string(p.name)});")
             entry.call_args.append(arg)
         else:
             raise BackendError(f"parameter {p.name!r} of @{f.name} has type {p.type}, which kpc cannot take "
                                "from Python yet", f.loc)
-    if returns_objects:
+    entry.returns_object = _has_array(f.return_type)
+    if entry.returns_object:
         entry.call_args += owners
     entry.returns_value = not isinstance(f.return_type, NoneType)
+    entry.function_literal = function_name
     return entry
 
 

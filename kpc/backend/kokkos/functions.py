@@ -345,11 +345,15 @@ class FunctionEmitter:
                                "backend (lower-numpy)", s.loc)
         lhs = self.expr.emit(target)
         if s.atomic and (self.in_region or self.variant == "device"):
+            # Kokkos' atomics deduce one type from both arguments: the value must have the element's.
+            value = self.expr.emit(s.value, lhs_t)
+            if isinstance(s.value, (n.Const, n.GlobalConst)):
+                value = f"static_cast<{scalar_type(lhs_t)}>({value})"
             if s.op in ATOMICS:
-                self.emit_line(f"{ATOMICS[s.op]}(&{lhs}, {self.expr.emit(s.value, lhs_t)});")
+                self.emit_line(f"{ATOMICS[s.op]}(&{lhs}, {value});")
                 return
             if s.op == "*":
-                self.emit_line(f"Kokkos::atomic_fetch_mul(&{lhs}, {self.expr.emit(s.value, lhs_t)});")
+                self.emit_line(f"Kokkos::atomic_fetch_mul(&{lhs}, {value});")
                 return
             raise BackendError(f"atomic {s.op}= is not supported", s.loc)
         result_t = _result_type(s.op, lhs_t, value_t)

@@ -136,6 +136,25 @@ array_arg<T, N, Layout> from_numpy(py::handle object, const char* function, cons
   return {view_of_array<T, N, Layout>(array), py::reinterpret_borrow<py::object>(object)};
 }
 
+inline void check_argument_count(const py::args& args, size_t expected, const char* function) {
+  if (args.size() != expected) {
+    throw py::type_error(std::string(function) + "() takes " + std::to_string(expected) + " arguments (" +
+                         std::to_string(args.size()) + " given)");
+  }
+}
+
+// A scalar argument converted as pybind11 converts it (Python int to float, NumPy scalars, ...).
+template <class T>
+T scalar_arg(py::handle object, const char* function, const char* param) {
+  try {
+    return object.cast<T>();
+  } catch (const py::cast_error&) {
+    argument_error(true, function, param,
+                   std::string("must be a number convertible to ") + dtype_of<T>::name + ", got " +
+                       std::string(py::str(py::type::handle_of(object).attr("__name__"))));
+  }
+}
+
 // A new NumPy array (C order), as np.empty would make it.
 template <class T, int N>
 py::array_t<T> empty(const std::array<int64_t, N>& shape) {

@@ -1,0 +1,59 @@
+"""Kokkos is initialized once per process for every kpc module, with the thread count of
+OMP_NUM_THREADS (else NUMBA_NUM_THREADS), without Kokkos' OMP_PROC_BIND warning, and
+finalized cleanly at exit."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kpc.runtime.kokkos_session import thread_count
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+
+
+def test_thread_count_prefers_omp_then_numba():
+    assert thread_count({"OMP_NUM_THREADS": "3", "NUMBA_NUM_THREADS": "5"}) == 3
+    assert thread_count({"NUMBA_NUM_THREADS": "5"}) == 5
+    assert thread_count({"OMP_NUM_THREADS": "4,2"}) == 4
+    assert thread_count({"OMP_NUM_THREADS": "junk"}) == -1
+
+
+@pytest.fixture(scope="module")
+def two_modules(tmp_path_factory):
+    from kpc.api import build
+
+    out = tmp_path_factory.mktemp("session")
+    build(CORPUS / "sum2d.py", out, signatures=["sum2d(float64[:, ::1])"])
+    build(CORPUS / "sum3d.py", out, signatures=["sum3d(float64[:, :, ::1])"])
+    return out
+
+
+SCRIPT = """
+import sys, numpy as np
+sys.path.insert(0, {out!r})
+import sum2d, sum3d
+from kpc.runtime import kokkos_session
+print(sum2d.sum2d(np.ones((3, 4))), sum3d.sum3d(np.ones((2, 3, 4))))
+print(kokkos_session.concurrency(), kokkos_session._state["owned"])
+import kpc.runtime.loader as loader
+modules = list(loader._loaded.values())
+print(len(modules), all(m._kpc_is_initialized() for m in modules))
+"""
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("env,threads", [({"OMP_NUM_THREADS": "2"}, 2), ({"NUMBA_NUM_THREADS": "1"}, 1)])
+def test_one_initialization_for_all_modules(two_modules, env, threads):
+    environ = {k: v for k, v in os.environ.items()
+               if k not in ("OMP_NUM_THREADS", "NUMBA_NUM_THREADS", "OMP_PROC_BIND")}
+    environ.update(env)
+    completed = subprocess.run([sys.executable, "-c", SCRIPT.format(out=str(two_modules))],
+                               capture_output=True, text=True, timeout=300, env=environ)
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.split("\n")[:3] == ["12.0 24.0", f"{threads} True", "2 True"]
+    assert completed.stderr == ""
