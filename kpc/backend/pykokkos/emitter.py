@@ -166,6 +166,8 @@ class _DeviceFunctions:
         else:
             pk_name = ctx.claim_module_name(f"{base}_{element}")
         comment = [f"{ctx.basename}:{fn.loc.line}: def {fn.name}"]
+        # The docstring travels as a comment: a string statement would go through upstream's translator.
+        comment += [line.rstrip() for line in (fn.docstring or "").strip().splitlines()]
         if element is not None:
             comment.append(f"element {element} of the tuple {fn.name} returns (a @pk.function returns one scalar)")
         if code.extent_params:
