@@ -25,7 +25,7 @@ from kpc.ir.types import ArrayType, ScalarType
 
 from . import spelling
 from .device import DeviceCode, NameAllocator, all_names
-from .effects import names_bound, names_read
+from .effects import names_bound, names_loaded, names_read
 from .model import WorkunitModel
 from .unsupported import Unsupported, loc_of
 
@@ -47,6 +47,57 @@ class Region:
     workunit: WorkunitModel
     placeholder: str
     functions: set
+
+
+def _reads_before_write(stmt, name: str):
+    """True: ``stmt`` may read ``name`` before writing it; False: it overwrites it first; None: neither."""
+    def reads(*exprs):
+        return any(name in {x.id for x in n.walk(e) if isinstance(x, n.Name)} for e in exprs if e is not None)
+
+    if isinstance(stmt, n.Assign) and isinstance(stmt.target, n.Name) and stmt.target.id == name:
+        return reads(stmt.value)
+    if isinstance(stmt, (n.For, n.While)):
+        if reads(getattr(stmt, "start", None), getattr(stmt, "stop", None), getattr(stmt, "step", None),
+                 getattr(stmt, "test", None)):
+            return True
+        if isinstance(stmt, n.For) and stmt.var.id == name:
+            return None  # the loop writes it before its body reads it
+        return True if _block_verdict(stmt.body, name) else None  # zero iterations overwrite nothing
+    if isinstance(stmt, n.If):
+        if reads(stmt.test):
+            return True
+        verdicts = [_block_verdict(stmt.body, name), _block_verdict(stmt.orelse, name)]
+        if True in verdicts:
+            return True
+        return False if verdicts == [False, False] else None
+    return True if name in names_loaded(stmt) else None
+
+
+def _block_verdict(block: list, name: str):
+    for stmt in block:
+        verdict = _reads_before_write(stmt, name)
+        if verdict is not None:
+            return verdict
+    return None
+
+
+def _live_after(body: list, loop: n.For, name: str) -> bool:
+    """Is the value ``name`` has after ``loop`` read later (in its block, or in the blocks around it)?"""
+    def search(block: list):
+        for k, stmt in enumerate(block):
+            if stmt is loop:
+                return block[k + 1:], True
+            for inner in (getattr(stmt, "body", None), getattr(stmt, "orelse", None)):
+                if isinstance(inner, list):
+                    rest, found = search(inner)
+                    if found:
+                        if isinstance(stmt, (n.For, n.While)) and name in names_loaded(stmt):
+                            return [stmt], True  # the next iteration may read it
+                        return rest + block[k + 1:], True
+        return [], False
+
+    following, _ = search(body)
+    return bool(_block_verdict(following, name))
 
 
 def placeholder(base: str) -> str:
@@ -102,7 +153,13 @@ class RegionLowering:
         return code
 
     def _captures(self, loop: n.For, skip: set) -> list:
-        bound = names_bound(loop.body) | {loop.var.id} | skip
+        privates = names_bound(loop.body) - skip
+        for name in sorted(privates):
+            if _live_after(self.function.body, loop, name):
+                raise Unsupported(f"'{name}' is assigned in a parallel loop and read after it", loc_of(loop),
+                                  "Numba keeps some iteration's value (NumbaParallelSafetyWarning); "
+                                  "a workunit's locals do not outlive it")
+        bound = privates | {loop.var.id} | skip
         captures = []
         for name in names_read(loop.body):
             if name in bound:

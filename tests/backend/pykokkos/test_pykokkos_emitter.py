@@ -377,3 +377,29 @@ def test_handmade_ir_without_the_frontend():
                      r"cluster: pk.View2D\[pk.double\]\):", text)
     assert "ri = cluster[i, :]" in text and "r = distance(ri, rj)" in text
     assert "def distance(atom1: pk.View1D[pk.double], atom2: pk.View1D[pk.double]) -> pk.double:" in text
+
+
+def test_value_of_a_parallel_private_after_the_loop_stays_numba(tmp_path):
+    source = """
+    @njit(parallel=True)
+    def last_value(x):
+        last = -1.0
+        for i in prange(x.shape[0]):
+            last = x[i]
+        return last
+
+
+    @njit(parallel=True)
+    def reused_name(x, out):
+        for i in prange(x.shape[0]):
+            v = x[i]
+            out[i] = v
+        for i in prange(x.shape[0]):
+            v = 2.0 * x[i]
+            out[i] += v
+    """
+    result = build(tmp_path, source, ["last_value(float64[:])", "reused_name(float64[:], float64[:])"])
+    by_name = {k.name: k for k in result.kernels}
+    assert by_name["last_value"].status == "numba"
+    assert "read after it" in by_name["last_value"].construct
+    assert by_name["reused_name"].status == "translated"
