@@ -479,7 +479,21 @@ def _environment() -> jinja2.Environment:
     )
     env.filters["pyrepr"] = repr
     env.filters["docstring"] = _docstring
+    env.filters["signature"] = _signature
     return env
+
+
+LINE_LENGTH = 100
+
+
+def _signature(name: str, params: list, returns: str | None = None) -> str:
+    """``def name(params) -> returns:`` on one line, or one parameter per line when too long."""
+    tail = f" -> {returns}:" if returns else ":"
+    line = f"def {name}({', '.join(params)}){tail}"
+    if len(line) <= LINE_LENGTH:
+        return line
+    inner = "".join(f"    {p},\n" for p in params)
+    return f"def {name}(\n{inner}){tail}"
 
 
 def _docstring(text: str) -> str:

@@ -30,6 +30,7 @@ from .model import WorkunitModel
 from .unsupported import Unsupported, loc_of
 
 PARTIAL_CHUNKS = 256
+LINE_LENGTH = 100
 
 _IDENTITY = {
     ("sum", "float"): "0.0", ("sum", "int"): "0",
@@ -226,9 +227,20 @@ class RegionLowering:
         self.ctx.use_helpers(code.helpers)
         return Region(workunit, placeholder(base), set(code.signatures_used))
 
-    def _dispatch(self, call: str, policy: str, base: str, kwargs: list) -> str:
+    def _dispatch(self, call: str, policy: str, base: str, kwargs: list, prefix: str = "") -> None:
+        """Emit ``[prefix]pk.<call>(policy, workunit, k=v, ...)``, one argument per line when long."""
         args = [policy, placeholder(base)] + [f"{k}={v}" for k, v in kwargs]
-        return f"pk.{call}({', '.join(args)})"
+        line = f"{prefix}pk.{call}({', '.join(args)})"
+        # The final name is 5 characters longer than the placeholder (a hash replaces the @@ marks).
+        if len(line) + 5 + 4 * (self.host.depth + 1) <= LINE_LENGTH:
+            self.host.emit(line)
+            return
+        self.host.emit(f"{prefix}pk.{call}(")
+        self.host.depth += 1
+        for arg in args:
+            self.host.emit(f"{arg},")
+        self.host.depth -= 1
+        self.host.emit(")")
 
     # ------------------------------------------------------------------ the four shapes
     def _for(self, loop: n.For, base: str) -> Region:
@@ -237,7 +249,7 @@ class RegionLowering:
         params, kwargs = self._register(code, self._captures(loop, set()))
         self._run_body(code, loop, tid)
         begin, end = self._bounds(loop)
-        self.host.emit(self._dispatch("parallel_for", self._policy(begin, end), base, kwargs))
+        self._dispatch("parallel_for", self._policy(begin, end), base, kwargs)
         return self._finish(code, base, [f"{tid}: int"] + params, loop)
 
     def _reduce(self, loop: n.For, base: str) -> Region:
@@ -250,8 +262,7 @@ class RegionLowering:
         params, kwargs = self._register(code, self._captures(loop, {spec.var}))
         self._run_body(code, loop, tid)
         begin, end = self._bounds(loop)
-        call = self._dispatch("parallel_reduce", self._policy(begin, end), base, kwargs)
-        self.host.emit(f"{self.host.name(spec.var)} += {call}")
+        self._dispatch("parallel_reduce", self._policy(begin, end), base, kwargs, f"{self.host.name(spec.var)} += ")
         return self._finish(code, base, [f"{tid}: int", f"{acc}: {spelling.acc_annotation(var_type)}"] + params, loop)
 
     def _scan(self, loop: n.For, base: str) -> Region:
@@ -271,8 +282,7 @@ class RegionLowering:
             kwargs.append((start, self.host.name(spec.var)))
         self._run_body(code, loop, tid)
         begin, end = self._bounds(loop)
-        call = self._dispatch("parallel_scan", self._policy(begin, end), base, kwargs)
-        self.host.emit(f"{self.host.name(spec.var)} += {call}")
+        self._dispatch("parallel_scan", self._policy(begin, end), base, kwargs, f"{self.host.name(spec.var)} += ")
         head = [f"{tid}: int", f"{acc}: {spelling.acc_annotation(var_type)}", "final: bool"]
         return self._finish(code, base, head + params, loop,
                             notes=["prefix sum: the final pass writes, the first pass only accumulates"])
@@ -322,15 +332,15 @@ class RegionLowering:
         for host_partial, ty, spec in host_lines:
             self.host.emit(f"{host_partial} = np.empty({chunks}, dtype=np.{spelling.view_storage_dtype(ty)})")
         kwargs = [(begin_p, begin), (trip_p, trip), (chunks_p, chunks)] + kwargs + partial_kwargs
-        self.host.emit(self._dispatch("parallel_for", self._policy("0", chunks), base, kwargs))
+        self._dispatch("parallel_for", self._policy("0", chunks), base, kwargs)
         for host_partial, ty, spec in host_lines:
             var = self.host.name(spec.var)
             self.host.emit(f"{var} = {host_partial}.{_COMBINE[spec.op]}(initial={var})")
         head = [f"{chunk}: int", f"{begin_p}: pk.int64", f"{trip_p}: pk.int64", f"{chunks_p}: pk.int64"]
         ops = ", ".join(f"{s.var} ({s.op})" for s in specs)
-        note = (f"reductions {ops}: PyKokkos reduces with + only, so each chunk of the range keeps "
-                "its partial results and the caller combines them")
-        return self._finish(code, base, head + params + partial_params, loop, prologue, epilogue, [note])
+        notes = [f"reductions {ops}: PyKokkos reduces with + only, so each chunk of the range",
+                 "keeps its partial results and the caller combines them"]
+        return self._finish(code, base, head + params + partial_params, loop, prologue, epilogue, notes)
 
     def _scalar(self, name: str, loop) -> ScalarType:
         ty = self._type_of(name, loop)

@@ -69,5 +69,9 @@ def potential_loop1_3713f1aa(i: int, energy: pk.Acc[pk.double], cluster: pk.View
 def potential(cluster):
     cluster = _as_view("cluster", cluster, np.float64, 2)
     energy = 0.0
-    energy += pk.parallel_reduce(pk.RangePolicy(0, max(0, len(cluster) - 1)), potential_loop1_3713f1aa, cluster=cluster)
+    energy += pk.parallel_reduce(
+        pk.RangePolicy(0, max(0, len(cluster) - 1)),
+        potential_loop1_3713f1aa,
+        cluster=cluster,
+    )
     return float(energy)

@@ -41,7 +41,13 @@ def _write_back(original, used):
 
 # np_logreg.py:16: w -= np.dot(((1.0 / (1.0 + np.exp(-Y * np.dot(X, w))) - 1.0) * Y), X)
 @pk.workunit
-def logistic_regression_loop1_5bca3c8f(i0: int, X: pk.View2D[pk.double], w: pk.View1D[pk.double], tmp0: pk.View1D[pk.double], Y: pk.View1D[pk.double]):
+def logistic_regression_loop1_99b1718d(
+    i0: int,
+    X: pk.View2D[pk.double],
+    w: pk.View1D[pk.double],
+    tmp0: pk.View1D[pk.double],
+    Y: pk.View1D[pk.double],
+):
     X_shape1: pk.int64 = X.extent(1)
     dot0: pk.double = 0.0
     for i1 in range(X_shape1):
@@ -51,7 +57,13 @@ def logistic_regression_loop1_5bca3c8f(i0: int, X: pk.View2D[pk.double], w: pk.V
 
 # np_logreg.py:16: w -= np.dot(((1.0 / (1.0 + np.exp(-Y * np.dot(X, w))) - 1.0) * Y), X)
 @pk.workunit
-def logistic_regression_loop2_61973bfc(i2: int, Y: pk.View1D[pk.double], tmp0: pk.View1D[pk.double], X: pk.View2D[pk.double], w: pk.View1D[pk.double]):
+def logistic_regression_loop2_59709f06(
+    i2: int,
+    Y: pk.View1D[pk.double],
+    tmp0: pk.View1D[pk.double],
+    X: pk.View2D[pk.double],
+    w: pk.View1D[pk.double],
+):
     Y_shape0: pk.int64 = Y.extent(0)
     dot1: pk.double = 0.0
     for i3 in range(Y_shape0):
@@ -61,7 +73,13 @@ def logistic_regression_loop2_61973bfc(i2: int, Y: pk.View1D[pk.double], tmp0: p
 
 # np_logreg.py:23: return np.mean(np.log1p(np.exp(-margins)))
 @pk.workunit
-def log_loss_loop1_85181488(i0: int, mean0: pk.Acc[pk.double], X: pk.View2D[pk.double], w: pk.View1D[pk.double], Y: pk.View1D[pk.double]):
+def log_loss_loop1_0d9df556(
+    i0: int,
+    mean0: pk.Acc[pk.double],
+    X: pk.View2D[pk.double],
+    w: pk.View1D[pk.double],
+    Y: pk.View1D[pk.double],
+):
     X_shape1: pk.int64 = X.extent(1)
     dot0: pk.double = 0.0
     for i1 in range(X_shape1):
@@ -77,8 +95,22 @@ def logistic_regression(Y, X, w, iterations):
     try:
         tmp0 = np.empty((Y.shape[0],), dtype=np.float64)
         for i in range(iterations):
-            pk.parallel_for(pk.RangePolicy(0, Y.shape[0]), logistic_regression_loop1_5bca3c8f, X=X, w=w_c, tmp0=tmp0, Y=Y)
-            pk.parallel_for(pk.RangePolicy(0, w_c.shape[0]), logistic_regression_loop2_61973bfc, Y=Y, tmp0=tmp0, X=X, w=w_c)
+            pk.parallel_for(
+                pk.RangePolicy(0, Y.shape[0]),
+                logistic_regression_loop1_99b1718d,
+                X=X,
+                w=w_c,
+                tmp0=tmp0,
+                Y=Y,
+            )
+            pk.parallel_for(
+                pk.RangePolicy(0, w_c.shape[0]),
+                logistic_regression_loop2_59709f06,
+                Y=Y,
+                tmp0=tmp0,
+                X=X,
+                w=w_c,
+            )
         return w
     finally:
         _write_back(w, w_c)
@@ -89,6 +121,12 @@ def log_loss(Y, X, w):
     X = _as_view("X", X, np.float64, 2)
     w = _as_view("w", w, np.float64, 1)
     mean0 = 0.0
-    mean0 += pk.parallel_reduce(pk.RangePolicy(0, Y.shape[0]), log_loss_loop1_85181488, X=X, w=w, Y=Y)
+    mean0 += pk.parallel_reduce(
+        pk.RangePolicy(0, Y.shape[0]),
+        log_loss_loop1_0d9df556,
+        X=X,
+        w=w,
+        Y=Y,
+    )
     mean0 = mean0 / float(Y.shape[0])
     return float(mean0)

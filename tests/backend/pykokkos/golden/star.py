@@ -38,7 +38,13 @@ def _write_back(original, used):
 
 # star.py:14: for i in prange(r, n - r):
 @pk.workunit
-def star_loop1_401d23e7(t: int, n_j: pk.int64, r: pk.int64, inp: pk.View2D[pk.double], out: pk.View2D[pk.double]):
+def star_loop1_7259bce3(
+    t: int,
+    n_j: pk.int64,
+    r: pk.int64,
+    inp: pk.View2D[pk.double],
+    out: pk.View2D[pk.double],
+):
     w: pk.double = 0.0
     i: pk.int64 = t // n_j + r
     j: pk.int64 = t % n_j + r
@@ -58,6 +64,13 @@ def star(inp, out):
         n, m = inp.shape
         n_i = max(n - r - r, 0)
         n_j = max(m - r - r, 0)
-        pk.parallel_for(pk.RangePolicy(0, int(n_i * n_j)), star_loop1_401d23e7, n_j=n_j, r=r, inp=inp, out=out_c)
+        pk.parallel_for(
+            pk.RangePolicy(0, int(n_i * n_j)),
+            star_loop1_7259bce3,
+            n_j=n_j,
+            r=r,
+            inp=inp,
+            out=out_c,
+        )
     finally:
         _write_back(out, out_c)

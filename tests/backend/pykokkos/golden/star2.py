@@ -41,7 +41,12 @@ def _write_back(original, used):
 
 # star2.py:16: grid[1:-1, 1:-1] = 0.2 * (
 @pk.workunit
-def star2_loop1_0389fe2b(t: int, n_i1: pk.int64, tmp0: pk.View2D[pk.double], grid: pk.View2D[pk.double]):
+def star2_loop1_0389fe2b(
+    t: int,
+    n_i1: pk.int64,
+    tmp0: pk.View2D[pk.double],
+    grid: pk.View2D[pk.double],
+):
     i0: pk.int64 = t // n_i1
     i1: pk.int64 = t % n_i1
     tmp0[i0][i1] = 0.2 * (grid[i0 + 1][i1 + 1] + grid[i0][i1 + 1] + grid[i0 + 2][i1 + 1] + grid[i0 + 1][i1] + grid[i0 + 1][i1 + 2])
@@ -49,7 +54,12 @@ def star2_loop1_0389fe2b(t: int, n_i1: pk.int64, tmp0: pk.View2D[pk.double], gri
 
 # star2.py:16: grid[1:-1, 1:-1] = 0.2 * (
 @pk.workunit
-def star2_loop2_ec5a12b3(t2: int, n_i3: pk.int64, grid: pk.View2D[pk.double], tmp0: pk.View2D[pk.double]):
+def star2_loop2_ec5a12b3(
+    t2: int,
+    n_i3: pk.int64,
+    grid: pk.View2D[pk.double],
+    tmp0: pk.View2D[pk.double],
+):
     i2: pk.int64 = t2 // n_i3
     i3: pk.int64 = t2 % n_i3
     grid[i2 + 1][i3 + 1] = tmp0[i2][i3]
@@ -96,9 +106,17 @@ def star2_loop7_a8bd99ec(i9: int, grid: pk.View2D[pk.double], tmp2: pk.View1D[pk
 
 
 # star2.py:26: return np.abs(grid).max()
-# reductions max0 (max): PyKokkos reduces with + only, so each chunk of the range keeps its partial results and the caller combines them
+# reductions max0 (max): PyKokkos reduces with + only, so each chunk of the range
+# keeps its partial results and the caller combines them
 @pk.workunit
-def star2_loop8_afd8f6f0(chunk: int, begin: pk.int64, trip: pk.int64, chunks: pk.int64, grid: pk.View2D[pk.double], max0_partial: pk.View1D[pk.double]):
+def star2_loop8_94bd4c97(
+    chunk: int,
+    begin: pk.int64,
+    trip: pk.int64,
+    chunks: pk.int64,
+    grid: pk.View2D[pk.double],
+    max0_partial: pk.View1D[pk.double],
+):
     grid_shape1: pk.int64 = grid.extent(1)
     i10: pk.int64 = 0
     i11: pk.int64 = 0
@@ -125,22 +143,67 @@ def star2(grid, steps):
         for _ in range(steps):
             n_i0 = max(grid_c.shape[0] - 2, 0)
             n_i1 = max(grid_c.shape[1] - 2, 0)
-            pk.parallel_for(pk.RangePolicy(0, int(n_i0 * n_i1)), star2_loop1_0389fe2b, n_i1=n_i1, tmp0=tmp0, grid=grid_c)
+            pk.parallel_for(
+                pk.RangePolicy(0, int(n_i0 * n_i1)),
+                star2_loop1_0389fe2b,
+                n_i1=n_i1,
+                tmp0=tmp0,
+                grid=grid_c,
+            )
             n_i2 = max(grid_c.shape[0] - 2, 0)
             n_i3 = max(grid_c.shape[1] - 2, 0)
-            pk.parallel_for(pk.RangePolicy(0, int(n_i2 * n_i3)), star2_loop2_ec5a12b3, n_i3=n_i3, grid=grid_c, tmp0=tmp0)
+            pk.parallel_for(
+                pk.RangePolicy(0, int(n_i2 * n_i3)),
+                star2_loop2_ec5a12b3,
+                n_i3=n_i3,
+                grid=grid_c,
+                tmp0=tmp0,
+            )
             n_i4 = max((grid_c.shape[0] + 1) // 2, 0)
             n_i5 = max((grid_c.shape[1] + 1) // 2, 0)
-            pk.parallel_for(pk.RangePolicy(0, int(n_i4 * n_i5)), star2_loop3_88b3574a, n_i5=n_i5, grid=grid_c)
-            pk.parallel_for(pk.RangePolicy(0, grid_c.shape[1]), star2_loop4_1d3004f3, tmp1=tmp1, grid=grid_c)
-            pk.parallel_for(pk.RangePolicy(0, grid_c.shape[1]), star2_loop5_77d47944, grid=grid_c, tmp1=tmp1)
-            pk.parallel_for(pk.RangePolicy(0, grid_c.shape[1]), star2_loop6_35dcbf46, tmp2=tmp2, grid=grid_c)
-            pk.parallel_for(pk.RangePolicy(0, grid_c.shape[1]), star2_loop7_a8bd99ec, grid=grid_c, tmp2=tmp2)
+            pk.parallel_for(
+                pk.RangePolicy(0, int(n_i4 * n_i5)),
+                star2_loop3_88b3574a,
+                n_i5=n_i5,
+                grid=grid_c,
+            )
+            pk.parallel_for(
+                pk.RangePolicy(0, grid_c.shape[1]),
+                star2_loop4_1d3004f3,
+                tmp1=tmp1,
+                grid=grid_c,
+            )
+            pk.parallel_for(
+                pk.RangePolicy(0, grid_c.shape[1]),
+                star2_loop5_77d47944,
+                grid=grid_c,
+                tmp1=tmp1,
+            )
+            pk.parallel_for(
+                pk.RangePolicy(0, grid_c.shape[1]),
+                star2_loop6_35dcbf46,
+                tmp2=tmp2,
+                grid=grid_c,
+            )
+            pk.parallel_for(
+                pk.RangePolicy(0, grid_c.shape[1]),
+                star2_loop7_a8bd99ec,
+                grid=grid_c,
+                tmp2=tmp2,
+            )
         max0 = abs(grid_c[0, 0])
         trip = grid_c.shape[0] * grid_c.shape[1]
         chunks = min(trip, 256)
         max0_partial = np.empty(chunks, dtype=np.float64)
-        pk.parallel_for(pk.RangePolicy(0, chunks), star2_loop8_afd8f6f0, begin=0, trip=trip, chunks=chunks, grid=grid_c, max0_partial=max0_partial)
+        pk.parallel_for(
+            pk.RangePolicy(0, chunks),
+            star2_loop8_94bd4c97,
+            begin=0,
+            trip=trip,
+            chunks=chunks,
+            grid=grid_c,
+            max0_partial=max0_partial,
+        )
         max0 = max0_partial.max(initial=max0)
         return float(max0)
     finally:

@@ -32,7 +32,12 @@ def _as_view(name, array, dtype, ndim):
 
 # sum2d.py:14: for i in range(M):
 @pk.workunit
-def sum2d_loop1_ac81c2de(t: int, result: pk.Acc[pk.double], n_j: pk.int64, arr: pk.View2D[pk.double]):
+def sum2d_loop1_ac81c2de(
+    t: int,
+    result: pk.Acc[pk.double],
+    n_j: pk.int64,
+    arr: pk.View2D[pk.double],
+):
     i: pk.int64 = t // n_j
     j: pk.int64 = t % n_j
     result += arr[i][j]
@@ -44,5 +49,10 @@ def sum2d(arr):
     result = 0.0
     n_i = max(M, 0)
     n_j = max(N, 0)
-    result += pk.parallel_reduce(pk.RangePolicy(0, int(n_i * n_j)), sum2d_loop1_ac81c2de, n_j=n_j, arr=arr)
+    result += pk.parallel_reduce(
+        pk.RangePolicy(0, int(n_i * n_j)),
+        sum2d_loop1_ac81c2de,
+        n_j=n_j,
+        arr=arr,
+    )
     return float(result)

@@ -44,5 +44,9 @@ def sum3d_loop1_b31dc91e(t: int, total: pk.Acc[pk.double], arr: pk.View3D[pk.dou
 def sum3d(arr):
     arr = _as_view("arr", arr, np.float64, 3)
     total = 0.0
-    total += pk.parallel_reduce(pk.RangePolicy(0, arr.shape[0] * arr.shape[1] * arr.shape[2]), sum3d_loop1_b31dc91e, arr=arr)
+    total += pk.parallel_reduce(
+        pk.RangePolicy(0, arr.shape[0] * arr.shape[1] * arr.shape[2]),
+        sum3d_loop1_b31dc91e,
+        arr=arr,
+    )
     return float(total)
