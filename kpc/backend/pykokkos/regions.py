@@ -32,12 +32,25 @@ from .unsupported import Unsupported, loc_of
 PARTIAL_CHUNKS = 256
 LINE_LENGTH = 100
 
-_IDENTITY = {
-    ("sum", "float"): "0.0", ("sum", "int"): "0",
-    ("prod", "float"): "1.0", ("prod", "int"): "1",
-    ("min", "float"): "math.inf", ("min", "int"): str(2**63 - 1),
-    ("max", "float"): "-math.inf", ("max", "int"): str(-(2**63)),
-}
+def identity(op: str, ty: ScalarType) -> str:
+    """The literal a chunk's partial result starts from.
+
+    The most negative integer is written ``-(2**(b-1) - 1) - 1``: upstream prints ``-N`` as
+    ``-(N)`` and ``2**63`` does not fit a signed 64-bit literal.
+    """
+    if op in ("sum", "prod"):
+        one = "1" if op == "prod" else "0"
+        return f"{one}.0" if ty.is_float else one
+    if ty.is_float:
+        return "math.inf" if op == "min" else "-math.inf"
+    if ty.is_bool:
+        return "True" if op == "min" else "False"
+    if ty.is_signed:
+        top = 2 ** (ty.bits - 1) - 1
+        return str(top) if op == "min" else f"-{top} - 1"
+    return str(2**ty.bits - 1) if op == "min" else "0"
+
+
 _COMBINE = {"sum": "sum", "prod": "prod", "min": "min", "max": "max"}
 
 
@@ -305,9 +318,8 @@ class RegionLowering:
             ty = self._scalar(spec.var, loop)
             if spec.op not in _COMBINE:
                 raise Unsupported(f"'{spec.op}' reduction", loc_of(loop))
-            kind = "float" if ty.is_float else "int"
             var = code.name(spec.var)
-            prologue.append(f"{var}: {spelling.scalar_annotation(ty)} = {_IDENTITY[(spec.op, kind)]}")
+            prologue.append(f"{var}: {spelling.scalar_annotation(ty)} = {identity(spec.op, ty)}")
             code.declared.add(var)
             partial = code.alloc.claim(f"{var}_partial")
             storage = ArrayType(ty, 1, "C")
