@@ -275,8 +275,7 @@ class DeviceCode:
     def _x_Const(self, e):
         if e.value is None or isinstance(e.value, (complex, str)):
             raise Unsupported(f"constant {e.value!r} in device code", loc_of(e))
-        text = spelling.literal(e.value)
-        return text, _PREC["unary"] if text.startswith("-") else _ATOM
+        return _literal_with_precedence(e.value)
 
     def _x_GlobalConst(self, e):
         value = e.value
@@ -284,8 +283,7 @@ class DeviceCode:
             for known in ("pi", "e", "tau"):
                 if isinstance(value, float) and value == getattr(math, known):
                     return f"math.{known}", _ATOM
-            text = spelling.literal(value)
-            return text, _PREC["unary"] if text.startswith("-") else _ATOM
+            return _literal_with_precedence(value)
         raise Unsupported(f"module-level constant '{e.name}' of type {type(value).__name__}", loc_of(e),
                           "only numbers can be inlined into device code")
 
@@ -986,6 +984,13 @@ class DeviceCode:
             self._guarded(self._call_kernel(value))
             return
         raise Unsupported(f"expression statement '{value}' in device code", loc_of(s))
+
+
+def _literal_with_precedence(value):
+    text = spelling.literal(value)
+    if " - " in text:
+        return text, _PREC["-"]
+    return text, _PREC["unary"] if text.startswith("-") else _ATOM
 
 
 def _is_bare_name(text: str) -> bool:

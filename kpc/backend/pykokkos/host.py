@@ -123,6 +123,8 @@ class HostCode:
             return "None", _ATOM
         if isinstance(value, complex):
             raise Unsupported(f"complex constant {value!r}")
+        if isinstance(value, int) and not isinstance(value, bool):
+            return (str(value), _PREC["unary"] if value < 0 else _ATOM)  # Python ints need no C++ care
         text = spelling.literal(value)
         return text, _PREC["unary"] if text.startswith("-") else _ATOM
 

@@ -96,7 +96,8 @@ def literal(value) -> str:
     if isinstance(value, bool):
         return "True" if value else "False"
     if isinstance(value, int):
-        return str(value)
+        # Upstream prints -N as -(N); N = 2**63 does not fit a signed 64-bit C++ literal.
+        return f"{value + 1} - 1" if value == -(2**63) else str(value)
     if isinstance(value, float):
         if math.isnan(value):
             return "math.nan"
