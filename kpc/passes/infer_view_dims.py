@@ -24,6 +24,11 @@ analysis ``param_uses`` that ``infer-types`` asks for: from the uses of each par
 and through calls, callees first) it decides which parameters are arrays and of which
 rank, and which scalars are integers. ``kernel_b(item)`` reading ``item[0]`` makes
 ``item`` 1-D; ``kernel_a`` calling ``kernel_b(cluster[i])`` makes ``cluster`` 2-D.
+Operands of ``np.dot``/``@``/``np.outer`` must be arrays, even when they are expressions:
+a product that must be an array is read as matrix-vector (``np.dot(A.T, np.dot(A, x))``
+makes ``A`` 2-D), and an element-wise operand makes its array-looking names arrays. A
+name updated in place with an array is an array of that rank (``A += np.outer(x, y)``
+makes ``A`` 2-D: a scalar parameter could not take the result).
 
 >>> from kpc.frontend import parse_module
 >>> from kpc.passes.manager import PassContext, run_pipeline
@@ -54,6 +59,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kpc.ir import nodes as n
+from kpc.ir.intrinsics import NUMPY_UFUNCS
 from kpc.ir.diagnostics import KpcError, Note
 from kpc.ir.printer import format_expr, format_function  # noqa: F401  (format_function: doctest)
 from kpc.ir.types import NONE, SLICE, ArrayType, ScalarType
@@ -70,6 +76,7 @@ _BITWISE = {"&", "|", "^", "<<", ">>"}
 _SAME_RANK = {"np.empty_like", "np.zeros_like", "np.ones_like", "np.full_like", "np.copy", ".copy",
               "np.ascontiguousarray", "np.asarray", ".astype"}
 _MATRIX_NUMPY = {"dot", "vdot", "matmul", "outer"}
+_PRODUCTS = {"np.dot", "np.matmul", ".dot"}
 _SHAPE_FIRST_NUMPY = {"empty", "zeros", "ones", "full", "eye", "identity", "arange"}
 
 
@@ -127,6 +134,9 @@ class _FunctionUses:
         self.source = source
         self.symbols: dict = {}
         self.params = {p.name for p in function.params}
+        # Expressions that must be arrays (operands of np.dot, @, np.outer), with the minimum rank and why.
+        self.demands: list = []
+        self.updates: list = []
 
     def sym(self, name: str) -> _Symbol:
         if name not in self.symbols:
@@ -189,11 +199,14 @@ class _FunctionUses:
             elif isinstance(node, n.BinOp) and node.op == "@":
                 for operand in (node.left, node.right):
                     self.array_use(operand, "an operand of @")
+                    self.demands.append((operand, 1, f"{format_expr(operand)} is an operand of @"))
             elif isinstance(node, n.UnaryOp) and node.op == "~":
                 self.integer_use(node.operand, "an operand of ~")
             elif isinstance(node, n.AugAssign) and node.op in _BITWISE:
                 self.integer_use(node.target, f"a target of {node.op}=")
                 self.integer_use(node.value, f"an operand of {node.op}=")
+            elif isinstance(node, n.AugAssign) and isinstance(node.target, n.Name):
+                self.updates.append(node)
 
     def array_use(self, expr, reason: str) -> None:
         if isinstance(expr, n.Name):
@@ -278,6 +291,7 @@ class _FunctionUses:
         if name in _MATRIX_NUMPY or (method and name == "dot"):
             for arg in node.args:
                 self.array_use(arg, f"passed to {node.func}")
+                self.demands.append((arg, 1, f"{format_expr(arg)} is passed to {node.func}"))
         if name in _SHAPE_FIRST_NUMPY and node.args:
             shape = node.args[0]
             parts = shape.elements if isinstance(shape, n.TupleExpr) else [shape]
@@ -322,6 +336,118 @@ class _FunctionUses:
                 source = self.sym(symbol.element_of)
                 source.integer_elements = source.integer_elements or \
                     f"its elements (as {name}) are used as {symbol.integer}"
+        self.propagate()
+        while self.apply_demands():
+            self.propagate()
+
+    def apply_demands(self) -> bool:
+        """Make the operands of products (and the names updated in place with arrays) arrays; True if a fact changed.
+
+        Which operand of an element-wise expression is the array is a guess: the operands already
+        known to be arrays, otherwise every operand that is not an integer or a constant.
+        """
+        changed = False
+        for expr, rank, reason in self.demands:
+            changed |= self.demand(expr, rank, reason)
+        for update in self.updates:
+            rank = self.known_rank(update.value)
+            if rank is not None:
+                reason = (f"{update.target.id} {update.op}= {format_expr(update.value)} updates it "
+                          f"with a {rank}-D array")
+                changed |= self.demand(update.target, rank, reason)
+        return changed
+
+    def known_rank(self, expr) -> int | None:
+        """A lower bound on the rank of ``expr`` from the facts so far; None if it may be a scalar."""
+        if isinstance(expr, n.Name):
+            symbol = self.symbols.get(expr.id)
+            if symbol is None or not symbol.array:
+                return None
+            fact = symbol.exact or symbol.lower
+            return fact.rank if fact is not None else 1
+        if isinstance(expr, n.Attribute):
+            return self.known_rank(expr.value) if expr.attr == "T" else None
+        if isinstance(expr, n.UnaryOp):
+            return self.known_rank(expr.operand) if expr.op != "not" else None
+        if isinstance(expr, n.Index):
+            base = self.known_rank(expr.base)
+            rank = None if base is None else base - _int_count(expr) + _none_count(expr)
+            return rank if rank is not None and rank > 0 else None
+        if isinstance(expr, (n.BinOp, n.Compare)):
+            if isinstance(expr, n.BinOp) and expr.op == "@":
+                return self.product_rank(expr.left, expr.right)
+            return _max_rank([self.known_rank(expr.left), self.known_rank(expr.right)])
+        if isinstance(expr, n.Call) and expr.kind == "numpy":
+            return self.call_rank(expr)
+        return None
+
+    def call_rank(self, call: n.Call) -> int | None:
+        func, args = call.func, call.args
+        if func in _PRODUCTS and len(args) == 2:
+            return self.product_rank(args[0], args[1])
+        if func == "np.outer":
+            return 2
+        if func in ("np.eye", "np.identity"):
+            return 2
+        if func in ("np.arange", "np.linspace"):
+            return 1
+        if func[3:] in _SHAPE_FIRST_NUMPY and args:
+            return len(args[0].elements) if isinstance(args[0], n.TupleExpr) else 1
+        if func in _SAME_RANK and args:
+            return self.known_rank(args[0])
+        if func == "np.where" or func[3:] in NUMPY_UFUNCS:
+            return _max_rank([self.known_rank(a) for a in args])
+        return None
+
+    def product_rank(self, left, right) -> int | None:
+        """np.dot / @: a matrix with anything gives an array; two vectors give a scalar."""
+        ranks = [self.known_rank(left) or 1, self.known_rank(right) or 1]
+        if min(ranks) >= 2:
+            return 2
+        return 1 if max(ranks) >= 2 else None
+
+    def demand(self, expr, rank: int, reason: str) -> bool:
+        """Make ``expr`` an array of rank ``rank`` at least, guessing through its operands; True if a fact changed."""
+        known = self.known_rank(expr)
+        if known is not None and known >= rank:
+            return False
+        if isinstance(expr, n.Name):
+            symbol = self.sym(expr.id)
+            if symbol.integer or (symbol.exact is not None and symbol.exact.rank < rank):
+                return False
+            return self.set_lower(expr.id, Fact(rank, expr.loc, reason))
+        if isinstance(expr, n.Attribute) and expr.attr == "T":
+            return self.demand(expr.value, rank, reason)
+        if isinstance(expr, n.UnaryOp) and expr.op in ("-", "+"):
+            return self.demand(expr.operand, rank, reason)
+        if isinstance(expr, n.Index):
+            return self.demand(expr.base, rank + _int_count(expr) - _none_count(expr), reason)
+        if isinstance(expr, n.BinOp) and expr.op == "@":
+            return self.demand_product(expr, expr.left, expr.right, rank, reason)
+        if isinstance(expr, n.Call) and expr.kind == "numpy" and expr.func in _PRODUCTS and len(expr.args) == 2:
+            return self.demand_product(expr, expr.args[0], expr.args[1], rank, reason)
+        if isinstance(expr, n.BinOp) and expr.op not in _BITWISE:
+            operands = [expr.left, expr.right]
+        elif isinstance(expr, n.Call) and expr.kind == "numpy" and expr.func[3:] in NUMPY_UFUNCS:
+            operands = list(expr.args)
+        else:
+            return False
+        arrays = [o for o in operands if self.known_rank(o) is not None]
+        changed = False
+        for operand in arrays or operands:
+            changed |= self.demand(operand, rank, reason)
+        return changed
+
+    def demand_product(self, product, left, right, rank: int, reason: str) -> bool:
+        """A product that must be an array: matrix-vector (the left operand 2-D) unless it must be 2-D."""
+        why = f"{format_expr(product)} must be an array ({reason}), so {{}} is taken as a matrix"
+        changed = self.demand(left, 2, why.format(format_expr(left)))
+        if rank >= 2:
+            changed |= self.demand(right, 2, why.format(format_expr(right)))
+        return changed
+
+    def propagate(self) -> None:
+        """Carry rank facts along ``target = source[...]`` relations until nothing changes."""
         changed = True
         while changed:
             changed = False
@@ -349,6 +475,11 @@ class _FunctionUses:
                 use.exact = use.lower
             uses[param.name] = use
         return uses
+
+
+def _max_rank(ranks: list) -> int | None:
+    known = [r for r in ranks if r is not None]
+    return max(known) if known else None
 
 
 def _int_count(node: n.Index) -> int:

@@ -103,6 +103,57 @@ def test_ranks_flow_through_locals_and_three_levels_of_calls():
     assert "row: f64[:] = p[i, :]" in format_function(module.functions["plane"])
 
 
+def _generic_types(source: str, kernel: str) -> list:
+    return [str(p.type) for p in run(load(source)).functions[kernel].params]
+
+
+def test_a_product_that_must_be_an_array_is_matrix_vector():
+    assert _generic_types("""
+        @njit
+        def project_back(A, x):
+            return np.dot(A.T, np.dot(A, x))
+    """, "project_back") == ["f64[:, :]", "f64[:]"]
+    assert _generic_types("""
+        @njit
+        def normal_equations(A, b):
+            return (A.T @ (A @ b)) - b
+    """, "normal_equations") == ["f64[:, :]", "f64[:]"]
+
+
+def test_names_inside_an_elementwise_product_operand_become_arrays():
+    source = """
+        @njit
+        def step(Y, X, w):
+            return np.dot((1.0 / (1.0 + np.exp(-Y * np.dot(X, w))) - 1.0) * Y, X)
+    """
+    assert _generic_types(source, "step") == ["f64[:]", "f64[:, :]", "f64[:]"]
+
+
+def test_a_scalar_factor_of_a_known_array_stays_a_scalar():
+    assert _generic_types("""
+        @njit
+        def scaled_dot(alpha, x, y):
+            n = x.shape[0]
+            return np.dot(alpha * x, y) + n
+    """, "scaled_dot") == ["f64", "f64[:]", "f64[:]"]
+
+
+def test_a_name_updated_in_place_with_an_array_takes_its_rank():
+    module = run(load("""
+        @njit
+        def rank1_update(A, x, y, alpha):
+            A += alpha * np.outer(x, y)
+
+        @njit
+        def accumulate(acc, B, x):
+            acc -= np.ones((3, 4)) * B[0, 0] + x
+    """))
+    rank1 = module.functions["rank1_update"]
+    assert [str(p.type) for p in rank1.params] == ["f64[:, :]", "f64[:]", "f64[:]", "f64"]
+    assert "rank 2: A += alpha * np.outer(x, y) updates it with a 2-D array" in rank1.assumptions[0]
+    assert [str(p.type) for p in module.functions["accumulate"].params] == ["f64[:, :]", "f64[:, :]", "f64"]
+
+
 def test_conflicting_uses_name_both_call_sites():
     module = run(load("""
         @njit
