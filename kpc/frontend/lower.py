@@ -8,6 +8,9 @@ these normalizations, which do not change meaning:
 - ``a < b < c`` becomes ``a < b and b < c`` (``b`` lowered twice);
 - ``-3`` is the constant ``-3``; ``np.newaxis`` is the constant ``None``;
 - ``for i in range(n)`` gets explicit ``start=0`` and ``step=1``;
+- ``for v in a``, ``for i, v in enumerate(a)`` and ``for v, w in zip(a, b)`` become index
+  loops over ``range(len(a))`` (zip: the shortest length) whose body starts with ``v = a[i]``
+  (``element_loop``);
 - calls of other kernels are bound positionally, with defaults filled in;
 - ``int(x)``, ``float(x)``, ``bool(x)``, ``np.float32(x)``, ``numba.int32(x)`` are ``Cast``;
 - ``math.X``/``np.X`` names are spelled canonically (``np.sqrt`` for ``numpy.sqrt`` or
@@ -177,7 +180,7 @@ class FunctionLowering:
             return [n.AugAssign(self.target(node.target), BINOPS[type(node.op)], self.expr(node.value),
                                 loc=self.loc(node))]
         if isinstance(node, ast.For):
-            return [self.for_loop(node)]
+            return self.for_loop(node)
         if isinstance(node, ast.While):
             if node.orelse:
                 raise self.reject(node, "while-else")
@@ -227,14 +230,14 @@ class FunctionLowering:
             raise self.reject(node, "starred expression")
         raise self.reject(node, type(node).__name__.lower(), "as an assignment target")
 
-    def for_loop(self, node: ast.For) -> n.For:
+    def for_loop(self, node: ast.For) -> list:
         if node.orelse:
             raise self.reject(node, "for-else")
-        if not isinstance(node.target, ast.Name):
-            raise self.reject(node.target, "tuple loop target", ast.unparse(node.target))
         kind = self.range_kind(node.iter)
         if kind is None:
-            raise self.reject(node.iter, "iteration over a non-range", f"for ... in {ast.unparse(node.iter)}")
+            return self.element_loop(node)
+        if not isinstance(node.target, ast.Name):
+            raise self.reject(node.target, "tuple loop target", ast.unparse(node.target))
         call = node.iter
         if call.keywords or any(isinstance(a, ast.Starred) for a in call.args):
             raise self.reject(call, "keyword argument", f"{kind}() takes positional arguments only")
@@ -247,7 +250,84 @@ class FunctionLowering:
             start, stop = args[0], args[1]
             step = args[2] if len(args) == 3 else n.Const(1, loc=args[1].loc)
         var = n.Name(node.target.id, loc=self.loc(node.target))
-        return n.For(var, start, stop, step, self.block(node.body), kind=kind, loc=self.loc(node))
+        return [n.For(var, start, stop, step, self.block(node.body), kind=kind, loc=self.loc(node))]
+
+    def element_loop(self, node: ast.For) -> list:
+        """``for v in a``, ``for i, v in enumerate(a)``, ``for v, w in zip(a, b)``: an index loop.
+
+        The loop runs over ``range(len(a))`` (zip: ``range(min(len(a), len(b)))``) and binds the
+        elements at the top of the body, as ``v = a[i]``. A sequence that is not a plain name,
+        or a name the body assigns, is first bound to a local, so that it is evaluated once,
+        as Python does.
+        """
+        loc = self.loc(node)
+        index, pairs = self.iteration(node.iter, node.target)
+        stored = _stored_names(node.body)
+        setup, sequences = [], []
+        for target, sequence in pairs:
+            value = self.expr(sequence)
+            if isinstance(value, (n.Const, n.GlobalConst, n.TupleExpr)):
+                raise self.reject(sequence, "iteration over a non-array", f"for ... in {ast.unparse(sequence)}")
+            if not isinstance(value, n.Name) or value.id in stored:
+                name = self.fresh_name(f"{target.id}_values")
+                setup.append(n.Assign(n.Name(name, loc=value.loc), value, loc=loc))
+                value = n.Name(name, loc=value.loc)
+            sequences.append((target, value))
+        if index is None:
+            var = n.Name(self.fresh_name(f"{sequences[0][0].id}_index"), loc=loc)
+        else:
+            var = n.Name(index.id, loc=self.loc(index))
+        lengths = [n.Call("len", [n.Name(s.id, loc=s.loc)], "builtin", loc=s.loc) for _, s in sequences]
+        stop = lengths[0] if len(lengths) == 1 else n.Call("min", lengths, "builtin", loc=loc)
+        body = [n.Assign(n.Name(t.id, loc=self.loc(t)), n.Index(n.Name(s.id, loc=s.loc), [n.Name(var.id, loc=loc)],
+                                                                 loc=self.loc(t)), loc=self.loc(t))
+                for t, s in sequences]
+        body += self.block(node.body)
+        return setup + [n.For(var, n.Const(0, loc=stop.loc), stop, n.Const(1, loc=stop.loc), body, loc=loc)]
+
+    def iteration(self, iterable, target) -> tuple:
+        """(the index target of ``enumerate`` or None, [(element target, sequence)]) of a for loop."""
+        index = None
+        if self.builtin_call_of(iterable, "enumerate"):
+            if len(iterable.args) != 1 or iterable.keywords:
+                raise self.reject(iterable, "iteration over a non-array",
+                                  "enumerate() takes one array here (no start)")
+            if not (isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name)):
+                raise self.reject(target, "tuple loop target", f"{ast.unparse(target)} for enumerate()")
+            index, target, iterable = target.elts[0], target.elts[1], iterable.args[0]
+        if self.builtin_call_of(iterable, "zip"):
+            if not iterable.args or iterable.keywords:
+                raise self.reject(iterable, "iteration over a non-array", "zip() takes arrays here")
+            if not (isinstance(target, ast.Tuple) and len(target.elts) == len(iterable.args)
+                    and all(isinstance(t, ast.Name) for t in target.elts)):
+                raise self.reject(target, "tuple loop target",
+                                  f"{ast.unparse(target)} for zip() of {len(iterable.args)} arrays")
+            pairs = list(zip(target.elts, iterable.args))
+        elif isinstance(target, ast.Name):
+            pairs = [(target, iterable)]
+        else:
+            raise self.reject(target, "tuple loop target", ast.unparse(target))
+        for _, sequence in pairs:
+            if not isinstance(sequence, (ast.Name, ast.Subscript, ast.Attribute, ast.Call)) or \
+                    isinstance(sequence, ast.Call) and (self.range_kind(sequence) is not None or isinstance(
+                        sequence.func, ast.Name) and self.is_builtin(sequence.func.id)):
+                raise self.reject(sequence, "iteration over a non-array", f"for ... in {ast.unparse(sequence)}")
+        return index, pairs
+
+    def builtin_call_of(self, node, name: str) -> bool:
+        return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name \
+            and self.is_builtin(name)
+
+    def fresh_name(self, base: str) -> str:
+        """A local name not used in the kernel (``base``, then ``base_2``, ...)."""
+        scope = self.scope
+        name, k = base, 1
+        while name in self.locals or name in scope.aliases or name in scope.constants or name in scope.variables \
+                or name in scope.functions or name in scope.classes or hasattr(builtins, name):
+            k += 1
+            name = f"{base}_{k}"
+        self.locals.add(name)
+        return name
 
     def range_kind(self, node) -> str | None:
         if not isinstance(node, ast.Call):

@@ -50,8 +50,9 @@ HINTS = {
     "object mode": "remove forceobj=True: only nopython kernels are translated",
     "for-else": "use a flag variable set before break, and test it after the loop",
     "while-else": "use a flag variable set before break, and test it after the loop",
-    "iteration over a non-range": "loop over indices: for i in range(len(a)): x = a[i]",
-    "tuple loop target": "loop over an index and unpack inside the body",
+    "iteration over a non-array": "loop over range(...), an array, enumerate(array) or zip(array, ...)",
+    "tuple loop target": "unpack only enumerate(a) or zip(a, b) targets; otherwise loop over an index "
+                         "and unpack inside the body",
     "range outside a for loop": "range/prange are only allowed as the iterable of a for loop",
     "ellipsis": "write the indices out: a[i, :, :] instead of a[i, ...]",
     "starred expression": "unpack into a fixed number of names",

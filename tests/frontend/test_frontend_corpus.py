@@ -79,3 +79,9 @@ def test_generic_ranks_of_product_and_update_kernels_are_those_of_their_cases(na
     ranks = [p.type.ndim if isinstance(p.type, ArrayType) else 0 for p in function.params]
     assert ranks == [len(p.shape) if isinstance(p, (ArrayParam, IndexParam)) else 0 for p in case.params]
     assert len(function.assumptions) == len(function.params)
+
+
+def test_sum_of_squares_iterating_its_array_translates():
+    module = typed(load_module(os.path.join(ROOT, "tests", "corpus", "typed_signatures.py")))
+    assert not module.rejected
+    assert str(module.functions["sum_of_squares"].locals["v"]) == "i64"

@@ -119,6 +119,76 @@ def test_range_forms(load):
     assert all(loop.kind == "range" for loop in loops)
 
 
+def test_array_iteration_enumerate_and_zip_become_index_loops(load):
+    module = load("""
+        import numpy as np
+        from numba import njit
+
+        @njit
+        def f(x, y, v_index):
+            s = 0.0
+            for v in x:
+                s += v + v_index
+            for i, v in enumerate(x):
+                s += i * v
+            for a, b, c in zip(x, y, x):
+                s += a * b * c
+            for k, (a, b) in enumerate(zip(x, np.sqrt(y))):
+                s += k * a * b
+            for row in y:
+                y = y + 1.0
+            return s
+    """)
+    text = format_function(module.functions["f"])
+    assert text.split("\n", 1)[1] == """  s = 0.0
+  for v_index_2 in range(0, len(x)):
+    v = x[v_index_2]
+    s += v + v_index
+  for i in range(0, len(x)):
+    v = x[i]
+    s += i * v
+  for a_index in range(0, min(len(x), len(y), len(x))):
+    a = x[a_index]
+    b = y[a_index]
+    c = x[a_index]
+    s += a * b * c
+  b_values = np.sqrt(y)
+  for k in range(0, min(len(x), len(b_values))):
+    a = x[k]
+    b = b_values[k]
+    s += k * a * b
+  row_values = y
+  for row_index in range(0, len(row_values)):
+    row = row_values[row_index]
+    y = y + 1.0
+  return s"""
+    loop = body(module)[1]
+    assert (loop.loc.line, loop.body[0].loc.line) == (8, 8)
+
+
+def test_element_loops_type_as_numba_iterates(load):
+    from frontend_support import typed
+
+    module = typed(load("""
+        from numba import njit
+
+        @njit("i8(i8[:], f4[:, :])")
+        def f(x, m):
+            s = 0
+            for v in x:
+                s += v * v
+            for row in m:
+                for e in row:
+                    s += int(e)
+            for i, (p, q) in enumerate(zip(x, m[0])):
+                s += i * p
+            return s
+    """))
+    f = module.functions["f"]
+    assert {k: str(t) for k, t in f.locals.items() if k in ("v", "row", "e", "p", "q", "i")} == {
+        "v": "i64", "row": "f32[:]", "e": "f32", "p": "i64", "q": "f32", "i": "i64"}
+
+
 def test_globals_constants_and_math(load):
     module = load("""
         import math
