@@ -546,7 +546,7 @@ class FunctionLowering:
             self.no_keywords(node, ident)
             if len(node.args) != 1:
                 raise self.fail(node, f"{ident}() takes exactly one argument in a kernel", "call")
-            return n.Cast(scalar(lib.CAST_BUILTINS[ident]), self.expr(node.args[0]), loc=loc)
+            return n.Cast(scalar(lib.CAST_BUILTINS[ident]), self.expr(node.args[0]), loc=loc, builtin=ident)
         if ident in lib.BUILTINS:
             self.no_keywords(node, ident)
             if not node.args:

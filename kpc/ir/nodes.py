@@ -152,12 +152,18 @@ class Call(Expr):
 
 @dataclass(eq=False)
 class Cast(Expr):
-    """A conversion to a scalar type: ``int(x)``, ``float(x)``, ``np.float32(x)``."""
+    """A conversion to a scalar type: ``int(x)``, ``float(x)``, ``np.float32(x)``.
+
+    ``builtin`` names the Python builtin (``int``, ``float``, ...) of a builtin conversion,
+    whose result type depends on the operand in Numba (``float`` of a float32 stays float32):
+    ``infer-types`` sets ``to`` accordingly. Empty for NumPy/Numba dtype conversions.
+    """
 
     to: Type
     value: Expr
     type: Type = UNKNOWN
     loc: Loc = NOLOC
+    builtin: str = ""
 
 
 @dataclass(eq=False)

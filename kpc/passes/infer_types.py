@@ -59,7 +59,7 @@ from kpc.ir.diagnostics import Diagnostic, KpcError, Note, source_line_at
 from kpc.ir.module import Rejected
 from kpc.ir.printer import format_expr, format_function  # noqa: F401  (format_function: doctest)
 from kpc.ir.types import (
-    BOOL, FLOAT64, INT64, NONE, SLICE, UNKNOWN, ArrayType, DTypeType, ScalarType, TupleType, Type,
+    BOOL, FLOAT64, INT64, NONE, SLICE, UNKNOWN, ArrayType, DTypeType, ScalarType, TupleType, Type, scalar,
 )
 
 from . import numba_rules as rules
@@ -531,6 +531,10 @@ class FunctionTyping:
                 raise TypingFailure(f"{node.to}() of an array: use a.astype(np.{node.to.name})")
             if value != UNKNOWN and not isinstance(value, ScalarType):
                 raise TypingFailure(f"cannot convert a {value} to {node.to}")
+            if node.builtin:
+                if value == UNKNOWN:
+                    return UNKNOWN
+                node.to = rules.builtin_cast(node.builtin, value, scalar(lib.CAST_BUILTINS[node.builtin]))
             return node.to
         if isinstance(node, n.Slice):
             for part in (node.lower, node.upper, node.step):

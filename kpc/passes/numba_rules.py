@@ -211,6 +211,27 @@ def builtin_call(name: str, args: list) -> Type:
     raise TypingFailure(f"unknown builtin {name}()")
 
 
+def builtin_cast(name: str, value: ScalarType, default: ScalarType) -> ScalarType:
+    """``float(x)``, ``int(x)``, ``bool(x)``, ``complex(x)`` of a scalar, as Numba types them.
+
+    ``float`` keeps float32 (other numbers give float64) and ``int`` keeps every integer type
+    (floats and bools give int64); ``float(True)`` does not compile in Numba.
+
+    >>> from kpc.ir.types import UINT8
+    >>> [str(builtin_cast("float", t, FLOAT64)) for t in (FLOAT32, INT32)]
+    ['f32', 'f64']
+    >>> [str(builtin_cast("int", t, INT64)) for t in (INT32, UINT8, FLOAT32, BOOL)]
+    ['i32', 'u8', 'i64', 'i64']
+    """
+    if name == "float":
+        if value.is_bool:
+            raise TypingFailure("float() of a bool does not compile in Numba: use 1.0 if b else 0.0")
+        return FLOAT32 if value == FLOAT32 else FLOAT64
+    if name == "int" and value.is_int:
+        return value
+    return default
+
+
 def math_call(name: str, args: list) -> Type:
     """``math.<name>(*args)`` on scalars."""
     for t in args:

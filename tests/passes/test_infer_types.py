@@ -127,6 +127,19 @@ NUMBA_CASES = [
     ("int f32", unary("int(a)"), "(f4,)"),
     ("float i32", unary("float(a)"), "(i4,)"),
     ("bool f64", unary("bool(a)"), "(f8,)"),
+    # float() keeps float32 and int() keeps every integer type, as in Numba 0.68
+    ("float f32", unary("float(a)"), "(f4,)"),
+    ("float f64", unary("float(a)"), "(f8,)"),
+    ("float u64", unary("float(a)"), "(u8,)"),
+    ("int i32", unary("int(a)"), "(i4,)"),
+    ("int u8", unary("int(a)"), "(u1,)"),
+    ("int u64", unary("int(a)"), "(u8,)"),
+    ("int f64", unary("int(a)"), "(f8,)"),
+    ("int bool", unary("int(a)"), "(b1,)"),
+    ("float of f32 element", unary("float(a[0]) * a[1]"), "(f4[:],)"),
+    ("int of i32 element", unary("int(a[0]) + a[1]"), "(i4[:],)"),
+    ("float f32 local", "@njit\ndef f(a):\n    y = float(a[0])\n    for i in range(a.shape[0]):\n"
+                        "        y += a[i]\n    return y\n", "(f4[:],)"),
     ("np.float32 i64", unary("np.float32(a)"), "(i8,)"),
     ("np.int32 f64", unary("np.int32(a)"), "(f8,)"),
     # math and scalar NumPy ufuncs
@@ -397,6 +410,7 @@ def test_declared_return_and_locals():
     ("@njit\ndef f(a):\n    for i in range(1.5):\n        pass\n", "range() bounds must be integers"),
     ("@njit\ndef f(a):\n    a = 3\n    return a\n", "parameter 'a' of kernel 'f' has type f64[:]"),
     ("@njit\ndef f(a):\n    return y\n", "y is not defined in this module"),
+    ("@njit\ndef f(a):\n    return float(a[0] > 0)\n", "float() of a bool does not compile in Numba"),
 ])
 def test_type_errors_are_diagnosed(source, message):
     with pytest.raises(KpcError, match=None) as info:
