@@ -390,37 +390,65 @@ class Function:
 
 
 def walk(node):
-    """Yield ``node`` and every IR node below it (statements and expressions), depth first."""
+    """Yield ``node`` and every IR node below it (statements and expressions), depth first.
+
+    A node's children are read after the node is yielded, so a caller may rewrite them.
+    """
     stack = [node]
+    pop, extend = stack.pop, stack.extend
     while stack:
-        current = stack.pop()
+        current = pop()
         if current is None:
             continue
         if isinstance(current, list):
-            stack.extend(reversed(current))
+            extend(reversed(current))
             continue
         yield current
-        stack.extend(reversed(list(children(current))))
+        below = _children_of(current)
+        if below:
+            below.reverse()
+            extend(below)
 
 
 def children(node):
     """The direct IR children of a node, in source order."""
+    yield from _children_of(node)
+
+
+# Fields that never hold child nodes: annotations are strings (``from __future__ import annotations``).
+_LEAF_FIELDS = {"type", "loc", "to", "parallel"}
+_LEAF_ANNOTATIONS = {"str", "bool", "int", "Type", "Loc"}
+_CHILD_FIELDS: dict = {}
+
+
+def _child_fields(cls) -> tuple:
+    """The names of the fields of node class ``cls`` that may hold nodes (computed once per class)."""
+    fields = _CHILD_FIELDS.get(cls)
+    if fields is None:
+        if not issubclass(cls, (Expr, Stmt)):
+            fields = ()
+        else:
+            fields = tuple(f.name for f in cls.__dataclass_fields__.values()
+                           if f.name not in _LEAF_FIELDS and f.type not in _LEAF_ANNOTATIONS
+                           and f.type not in (str, bool, int))
+        _CHILD_FIELDS[cls] = fields
+    return fields
+
+
+def _children_of(node) -> list:
     if isinstance(node, Function):
-        yield from node.body
-        return
-    if not isinstance(node, (Expr, Stmt)):
-        return
-    for name in node.__dataclass_fields__:
-        if name in ("type", "loc", "to", "parallel"):
-            continue
+        return list(node.body)
+    result = []
+    append = result.append
+    for name in _child_fields(type(node)):
         value = getattr(node, name)
-        if isinstance(value, (Expr, Stmt)):
-            yield value
+        if isinstance(value, _NODE_TYPES):
+            append(value)
         elif isinstance(value, list):
-            for item in value:
-                if isinstance(item, (Expr, Stmt)):
-                    yield item
+            result.extend([item for item in value if isinstance(item, _NODE_TYPES)])
         elif isinstance(value, dict):
-            for item in value.values():
-                if isinstance(item, (Expr, Stmt)):
-                    yield item
+            result.extend([item for item in value.values() if isinstance(item, _NODE_TYPES)])
+    return result
+
+
+_NODE_TYPES = (Expr, Stmt)
