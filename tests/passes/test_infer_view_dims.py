@@ -221,3 +221,19 @@ def test_only_subviews_get_trailing_slices():
     indices = {str(s.target): str(s.value) for s in module.functions["f"].body if isinstance(s, n.Assign)}
     assert indices == {"element": "a[i, 0]", "column": "a[:, 0]", "row": "a[i, :]",
                        "expanded": "a[i, :, None]"}
+
+
+def test_a_guess_that_contradicts_a_fact_is_dropped():
+    module = run(load("""
+        @njit
+        def head(v):
+            return v[0]
+
+        @njit
+        def f(A, x):
+            B = A
+            y = head(B)
+            return np.dot(np.dot(A, x), x) + y
+    """))
+    # A is 1-D by head(B): the product guess (A a matrix) is dropped, and typing says what is wrong.
+    assert "np.dot/@ needs two arrays" in module.rejected["f"].diagnostic.message
