@@ -274,9 +274,6 @@ def compile_specializations(path, requests, space: str = "openmp", source: str |
     if backend not in install.backends:
         raise RuntimeError(f"execution space {space!r} needs a Kokkos built with {backend}; the Kokkos "
                            f"{install.version} at {install.root} has {', '.join(install.backends)}")
-    if backend == "Cuda":
-        raise RuntimeError("kpc's Kokkos C++ target wraps NumPy host memory; the cuda execution space is not "
-                           "supported yet (use space='openmp' or 'serial')")
     toolchain = toolchain_for(install)
 
     rounds: list = []
@@ -328,6 +325,10 @@ def kokkos_compile_flags(unit) -> list:
     from kpc.backend.kokkos.emitter import INCLUDE_DIR
 
     semantics = ["-ffast-math"] if unit.fastmath else ["-ffp-contract=off"]
+    if unit.space == "cuda":
+        from kpc.runtime.device_arrays import cuda_compile_flags
+
+        semantics += cuda_compile_flags(unit.fastmath)
     return [f"-I{INCLUDE_DIR}", "-fwrapv"] + semantics
 
 

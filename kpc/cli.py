@@ -366,9 +366,18 @@ def run_build(args: argparse.Namespace) -> int:
         print("kpc build: error: -j must be at least 1", file=sys.stderr)
         return 2
     if args.target == "kokkos" and args.space == "cuda":
-        print("kpc build: error: the kokkos target wraps NumPy host memory; --space cuda is not supported "
-              "yet (use openmp or serial)", file=sys.stderr)
-        return 2
+        from kpc.runtime.kokkos import KokkosNotFound, find_kokkos
+
+        try:
+            install = find_kokkos()
+        except KokkosNotFound as error:
+            print(f"kpc build: error: {error}", file=sys.stderr)
+            return 2
+        if "Cuda" not in install.backends:
+            print(f"kpc build: error: --space cuda needs a Kokkos built with CUDA; the Kokkos {install.version} "
+                  f"at {install.root} has {', '.join(install.backends)} (scripts/cuda/kokkos_cuda_install.sh "
+                  "builds one; point KOKKOS_ROOT at it)", file=sys.stderr)
+            return 2
     if args.target == "pykokkos" and args.space == "cuda":
         print("kpc build: error: the pykokkos target's callers pass NumPy arrays; use --space openmp or serial",
               file=sys.stderr)

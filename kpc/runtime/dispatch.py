@@ -31,7 +31,7 @@ import threading
 
 import numpy as np
 
-from . import loader
+from . import device_arrays, loader
 from .cache import BuildCache
 
 SUPPORTED_DTYPES = frozenset([
@@ -73,6 +73,8 @@ def typeof(value):
         return ("scalar", "float64")
     if isinstance(value, np.generic):
         return ("scalar", value.dtype.name)
+    if device_arrays.is_cuda_array(value):
+        return device_arrays.cuda_array_type(value)
     return None
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
 from .cache_dir import cache_root, write_atomically
+from . import device_arrays
 from .kokkos import KokkosInstall
 
 RECIPE_DIR = Path(__file__).resolve().parent
@@ -85,8 +86,7 @@ class Toolchain:
         flags = list(BASE_FLAGS) + [f"-std=c++{self.cxx_standard}"]
         flags += [option for option in self.compile_options if option not in flags]
         flags += [f"-D{definition}" for definition in self.definitions]
-        for include_dir in self.include_dirs:
-            flags += ["-isystem", include_dir]
+        flags += device_arrays.include_flags(self.include_dirs, self.compiler)
         return flags
 
     def compile_command(self, source, output, extra_flags: Sequence[str] = ()) -> list:
@@ -231,7 +231,7 @@ def probe_toolchain(install: KokkosInstall, environ: Optional[Mapping[str, str]]
             f"-DKokkos_DIR={install.cmake_dir}",
             f"-DPython_EXECUTABLE={sys.executable}",
             f"-Dpybind11_DIR={pybind11.get_cmake_dir()}",
-        ]
+        ] + device_arrays.probe_arguments(install)
         result = subprocess.run(
             command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=dict(environ)
         )
@@ -286,6 +286,8 @@ def _toolchain_from_reply(facts: dict, target: dict, install: KokkosInstall, cma
     link_flags = []
     for fragment in target.get("link", {}).get("commandFragments", []):
         link_flags += shlex.split(fragment["fragment"])
+    if device_arrays.has_cuda(install):
+        link_flags = list(device_arrays.cuda_link_flags(link_flags))
     return Toolchain(
         compiler=facts["cxx_compiler"],
         compiler_id=facts["cxx_compiler_id"],

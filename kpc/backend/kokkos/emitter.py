@@ -24,13 +24,13 @@ from kpc import __version__
 from kpc.ir import nodes as n
 from kpc.ir.types import ArrayType, NoneType, ScalarType, TupleType, Type
 
-from . import analysis
+from . import analysis, cuda
 from .cxx import LAYOUTS, BackendError, c_string, identifier, scalar_type
 from .functions import FunctionEmitter
 
 HERE = Path(__file__).resolve().parent
 INCLUDE_DIR = HERE
-HEADERS = ("kpc_compat.hpp", "kpc_semantics.hpp", "kpc_numpy.hpp")
+HEADERS = ("kpc_compat.hpp", "kpc_semantics.hpp", "kpc_numpy.hpp", "kpc_cuda.hpp")
 
 EXEC_SPACES = {"openmp": "Kokkos::OpenMP", "serial": "Kokkos::Serial", "cuda": "Kokkos::Cuda",
                "threads": "Kokkos::Threads"}
@@ -242,6 +242,7 @@ def emit_translation_unit(specializations, space: str = "openmp", source: str = 
         raise BackendError(f"unknown execution space {space!r}; expected one of {', '.join(EXEC_SPACES)}")
     spec_models, entries = [], []
     fastmath = True
+    render_region = cuda.region_renderer(_render_region) if space == "cuda" else _render_region
     for index, spec in enumerate(specializations):
         module = spec.module
         namespace = f"s{index}"
@@ -255,18 +256,22 @@ def emit_translation_unit(specializations, space: str = "openmp", source: str = 
                     continue
                 function = module.functions[name]
                 fastmath = fastmath and bool(function.options.get("fastmath"))
-                emitter = FunctionEmitter(context, function, variant, _render_region)
+                emitter = FunctionEmitter(context, function, variant, render_region)
                 functions.append(emitter.model())
                 accumulators += emitter.accumulators
         for name in spec.entries:
             f = module.functions[name]
             entry = _binding(f, namespace, f"{name}__{namespace}", written[name])
+            if space == "cuda":
+                cuda.adapt_entry(entry, module, name, has_regions)
             entries.append(entry)
         spec_models.append(SpecializationModel(namespace, _describe(module, spec.entries), functions, accumulators))
     text = _ENV.get_template("module.cpp.j2").render(
         version=__version__, source=source or "(unknown)", space=space, exec_space=EXEC_SPACES[space],
         specializations=spec_models, entries=entries,
     )
+    if space == "cuda":
+        text = cuda.finish_source(text)
     return TranslationUnit(
         source=_reset_lines(text, generated_name), entries=entries, space=space,
         fastmath=fastmath and bool(specializations), headers_digest=headers_digest(),

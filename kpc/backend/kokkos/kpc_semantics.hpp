@@ -27,9 +27,17 @@ struct data_type<T, 0> {
   using type = T;
 };
 
+// Where the arrays of a generated module live: host memory, or for `--space cuda` CUDA
+// managed memory, which host code and device code can both dereference (kpc_cuda.hpp).
+#if defined(KPC_CUDA)
+#define KPC_MEMORY_SPACE Kokkos::CudaUVMSpace
+#else
+#define KPC_MEMORY_SPACE Kokkos::HostSpace
+#endif
+
 // A view of memory owned by someone else (a NumPy array): no reference counting.
 template <class T, int N, class Layout>
-using view = Kokkos::View<typename data_type<T, N>::type, Layout, Kokkos::HostSpace,
+using view = Kokkos::View<typename data_type<T, N>::type, Layout, KPC_MEMORY_SPACE,
                           Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
 // len(a) and a.shape[k] are signed in Python: `len(a) - 1` is -1 for an empty array.
@@ -217,9 +225,19 @@ struct Reduce {
 
   KOKKOS_INLINE_FUNCTION explicit Reduce(value_type& value) : result(&value) {}
 
+#if defined(KPC_CUDA) && !KPC_KOKKOS_4
+  // Kokkos 3.x's CUDA block reduction joins through volatile shared memory; casting the volatile
+  // away (as KPC_REDUCER_JOINS does) let stale values be reused: sums came out 17x too large on
+  // an H200 (scripts/cuda/reduce_probe.cpp). Acc has a volatile join for cuda (module.cpp.j2).
+  KOKKOS_INLINE_FUNCTION void join(value_type& dest, const value_type& src) const { dest.join(src); }
+  KOKKOS_INLINE_FUNCTION void join(volatile value_type& dest, const volatile value_type& src) const {
+    dest.join(src);
+  }
+#else
 #define KPC_REDUCE_JOIN(dest, src) dest.join(src)
   KPC_REDUCER_JOINS(value_type, KPC_REDUCE_JOIN)
 #undef KPC_REDUCE_JOIN
+#endif
 
   KOKKOS_INLINE_FUNCTION void init(value_type& value) const { value.init(); }
   KOKKOS_INLINE_FUNCTION value_type& reference() const { return *result.data(); }
@@ -247,6 +265,12 @@ inline void read_serial_threshold_env() {
 // Run a parallel region serially when it has fewer iterations than the threshold the
 // compiler chose (serial_below) or, when set, than KPC_SERIAL_THRESHOLD.
 inline bool run_serially(int64_t trip_count, int64_t serial_below) {
+#if defined(KPC_CUDA)
+  // On a GPU every region runs on the device: its arrays may be device-only memory.
+  (void)trip_count;
+  (void)serial_below;
+  return false;
+#endif
   int64_t threshold = serial_threshold_override() >= 0 ? serial_threshold_override() : serial_below;
   return trip_count < threshold;
 }

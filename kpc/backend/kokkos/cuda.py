@@ -1,0 +1,92 @@
+"""What the Kokkos C++ target does differently for ``--space cuda``.
+
+The memory scheme is described in ``kpc_cuda.hpp``: views live in CUDA managed memory,
+every parallel region is followed by ``Kokkos::fence()`` so host code after it sees its
+writes, NumPy arguments are staged into managed memory (copied back only if the kernel
+writes them), and CUDA arrays (CuPy) are used in place unless the entry dereferences
+arrays from host code. This module decides, from the IR, which entries do that, and
+adapts the bindings and the regions the generic emitter produces.
+"""
+
+from __future__ import annotations
+
+from kpc.ir import nodes as n
+from kpc.ir.types import ArrayType
+
+from . import analysis
+
+FENCE = "Kokkos::fence();  // cuda: host code after the region sees its writes"
+
+
+def host_access(module, name: str, has_regions: dict, seen=None) -> bool:
+    """Whether calling ``name`` from Python dereferences array memory on the host.
+
+    True for a function without parallel regions (it runs on the host), and for one whose
+    statements outside its regions index an array or call another kernel (conservative).
+    """
+    if not has_regions.get(name):
+        return True
+    function = module.functions[name]
+
+    def touches(expr) -> bool:
+        for sub in n.walk(expr):
+            if isinstance(sub, n.Index) and isinstance(getattr(sub.base, "type", None), ArrayType):
+                return True
+            if isinstance(sub, n.Call) and sub.kind == "kernel":
+                return True
+        return False
+
+    def visit(stmts) -> bool:
+        for stmt in stmts:
+            if isinstance(stmt, n.For) and stmt.parallel is not None:
+                if any(touches(e) for e in (stmt.start, stmt.stop, stmt.step) if e is not None):
+                    return True
+                continue
+            if any(touches(e) for e in _own_exprs(stmt) if e is not None):
+                return True
+            if any(visit(block) for block in analysis.nested_blocks(stmt)):
+                return True
+        return False
+
+    return visit(function.body)
+
+
+def _own_exprs(stmt):
+    if isinstance(stmt, (n.Assign, n.AugAssign)):
+        return [stmt.target, stmt.value]
+    if isinstance(stmt, n.For):
+        return [stmt.start, stmt.stop, stmt.step]
+    if isinstance(stmt, (n.If, n.While)):
+        return [stmt.test]
+    if isinstance(stmt, (n.Return, n.ExprStmt)):
+        return [stmt.value] if stmt.value is not None else []
+    return []
+
+
+def adapt_entry(entry, module, name: str, has_regions: dict) -> None:
+    """Make a binding take NumPy or CUDA arrays (``kpc::cuda::from_array``)."""
+    host = "true" if host_access(module, name, has_regions) else "false"
+    device = "true" if has_regions.get(name) else "false"
+    entry.host_access = host == "true"
+    conversions = []
+    for line in entry.conversions:
+        if "kpc::from_numpy<" in line:
+            line = line.replace("kpc::from_numpy<", "kpc::cuda::from_array<")
+            assert line.endswith(");"), line
+            line = line[:-2] + f", {host}, {device});"
+        conversions.append(line)
+    entry.conversions = conversions
+
+
+def region_renderer(render):
+    """``render`` followed by a fence (regions on a GPU are asynchronous)."""
+
+    def render_with_fence(model) -> str:
+        return render(model).rstrip("\n") + "\n" + FENCE
+
+    return render_with_fence
+
+
+def finish_source(text: str) -> str:
+    """Arrays a kernel allocates go to managed memory."""
+    return text.replace("kpc::empty<", "kpc::cuda::empty<")

@@ -1,0 +1,277 @@
+// kpc_cuda.hpp: arrays in and out of kernels built for `--space cuda`.
+//
+// Memory scheme (the simplest one that is correct with host code between regions):
+//
+//   * every view a generated module uses lives in Kokkos::CudaUVMSpace (kpc::view, see
+//     kpc_semantics.hpp), i.e. CUDA managed memory that both the host code of a kernel
+//     (the serial parts of a Numba function) and its parallel regions can dereference;
+//   * each parallel region is followed by Kokkos::fence() (emitter, cuda.py), so host
+//     code after it sees its writes; parallel_reduce/scan into host values already block;
+//   * a NumPy argument whose memory is not managed is staged: copied into a managed
+//     buffer, prefetched to the GPU, and, only if the kernel writes it (the write set
+//     comes from the IR), copied back after the call (CopyBack below). A NumPy array
+//     that is already managed (one returned by a kpc cuda kernel) is used in place;
+//   * an argument with __cuda_array_interface__ (CuPy) is used in place, zero copy,
+//     unless the entry touches arrays from host code (host_access, computed by the
+//     emitter): device-only memory is then staged through a managed buffer the same way;
+//   * arrays a kernel allocates are managed NumPy arrays; the binding returns them as
+//     NumPy, or as CuPy (cupy.asarray) when an argument was a CUDA array.
+#pragma once
+
+#include "kpc_numpy.hpp"
+
+#include <cuda_runtime.h>
+
+#include <memory>
+#include <string>
+
+namespace kpc {
+namespace cuda {
+
+inline void check(cudaError_t status, const char* what) {
+  if (status != cudaSuccess) {
+    throw std::runtime_error(std::string("kpc cuda: ") + what + ": " + cudaGetErrorString(status));
+  }
+}
+
+inline bool is_managed(const void* pointer) {
+  if (pointer == nullptr) return false;
+  cudaPointerAttributes attributes;
+  if (cudaPointerGetAttributes(&attributes, pointer) != cudaSuccess) {
+    cudaGetLastError();  // a plain host pointer on old runtimes: clear the sticky error
+    return false;
+  }
+  return attributes.type == cudaMemoryTypeManaged;
+}
+
+inline int current_device() {
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  return device;
+}
+
+// Move managed pages to `device` (cudaCpuDeviceId: the host) before they are used there.
+inline void prefetch(const void* pointer, size_t bytes, int device) {
+  if (pointer == nullptr || bytes == 0) return;
+#if CUDART_VERSION >= 13000
+  cudaMemLocation location{};
+  location.type = device == cudaCpuDeviceId ? cudaMemLocationTypeHost : cudaMemLocationTypeDevice;
+  location.id = device == cudaCpuDeviceId ? 0 : device;
+  cudaError_t status = cudaMemPrefetchAsync(pointer, bytes, location, 0u, 0);
+#else
+  cudaError_t status = cudaMemPrefetchAsync(pointer, bytes, device, 0);
+#endif
+  if (status != cudaSuccess) cudaGetLastError();  // prefetch is a hint (unsupported on some systems)
+}
+
+// A C-ordered (or Fortran-ordered) NumPy array over fresh managed memory.
+inline py::array managed_array(const py::dtype& dtype, const std::vector<py::ssize_t>& shape, bool fortran) {
+  const py::ssize_t item = dtype.itemsize();
+  py::ssize_t count = 1;
+  for (auto extent : shape) count *= extent;
+  std::vector<py::ssize_t> strides(shape.size());
+  py::ssize_t stride = item;
+  if (fortran) {
+    for (size_t k = 0; k < shape.size(); ++k) { strides[k] = stride; stride *= shape[k]; }
+  } else {
+    for (size_t k = shape.size(); k-- > 0;) { strides[k] = stride; stride *= shape[k]; }
+  }
+  void* pointer = nullptr;
+  check(cudaMallocManaged(&pointer, static_cast<size_t>(std::max<py::ssize_t>(count * item, 1))),
+        "cudaMallocManaged");
+  py::capsule release(pointer, [](void* p) { cudaFree(p); });
+  return py::array(dtype, shape, strides, pointer, release);
+}
+
+// np.empty for kernels built for cuda: the result is NumPy, its memory managed.
+template <class T, int N>
+py::array_t<T> empty(const std::array<int64_t, N>& shape) {
+  std::vector<py::ssize_t> extents(shape.begin(), shape.end());
+  for (auto& extent : extents) {
+    if (extent < 0) throw py::value_error("negative dimensions are not allowed");
+  }
+  return py::reinterpret_steal<py::array_t<T>>(managed_array(py::dtype::of<T>(), extents, false).release());
+}
+
+// Per call: whether an argument was a CUDA array (results then go back as CuPy).
+inline int& cuda_arguments() {
+  static thread_local int count = 0;
+  return count;
+}
+
+// Copies a staged argument back into the caller's array after the call (written arrays only).
+struct CopyBack {
+  py::object original;  // the caller's array
+  py::array staged;     // the managed buffer the kernel used
+  bool cupy_target;     // original is a CUDA array: copy with cudaMemcpy, not NumPy
+
+  ~CopyBack() {
+    try {
+      Kokkos::fence();
+      if (cupy_target) {
+        py::dict interface = original.attr("__cuda_array_interface__");
+        auto pointer = reinterpret_cast<void*>(interface["data"].cast<py::tuple>()[0].cast<uintptr_t>());
+        check(cudaMemcpy(pointer, staged.data(), static_cast<size_t>(staged.nbytes()), cudaMemcpyDefault),
+              "copying a result back");
+      } else {
+        prefetch(staged.data(), static_cast<size_t>(staged.nbytes()), cudaCpuDeviceId);
+        check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+        py::module_::import("numpy").attr("copyto")(original, staged);
+      }
+    } catch (const std::exception& error) {
+      PyErr_WarnEx(PyExc_RuntimeWarning, (std::string("kpc cuda: copy-back failed: ") + error.what()).c_str(), 1);
+    } catch (py::error_already_set& error) {
+      error.discard_as_unraisable(__func__);
+    }
+  }
+};
+
+template <class T, int N, class Layout>
+struct device_arg {
+  ::kpc::view<T, N, Layout> view;
+  py::object owner;
+  std::shared_ptr<CopyBack> copy_back;
+};
+
+template <class T, int N, class Layout>
+void check_layout(int flags, bool c_contiguous, bool f_contiguous, const char* function, const char* param) {
+  (void)flags;
+  if constexpr (std::is_same<Layout, Kokkos::LayoutRight>::value) {
+    if (N > 1 && !c_contiguous) argument_error(false, function, param, "must be C-contiguous for this specialization");
+  } else if constexpr (std::is_same<Layout, Kokkos::LayoutLeft>::value) {
+    if (N > 1 && !f_contiguous) {
+      argument_error(false, function, param, "must be Fortran-contiguous for this specialization");
+    }
+  }
+}
+
+// A CUDA array (__cuda_array_interface__, e.g. CuPy): checked and viewed in place.
+template <class T, int N, class Layout>
+device_arg<T, N, Layout> from_cuda_array(py::handle object, const char* function, const char* param, bool written,
+                                         bool host_access) {
+  py::dict interface = object.attr("__cuda_array_interface__");
+  py::tuple shape = interface["shape"];
+  if (static_cast<int>(shape.size()) != N) {
+    argument_error(true, function, param,
+                   "must be a " + std::to_string(N) + "-D array, got a " + std::to_string(shape.size()) +
+                       "-D array");
+  }
+  std::string typestr = interface["typestr"].cast<std::string>();
+  py::dtype dtype(typestr);
+  if (dtype.kind() != dtype_of<T>::kind || dtype.itemsize() != static_cast<py::ssize_t>(sizeof(T)) ||
+      typestr[0] == '>') {
+    argument_error(true, function, param,
+                   std::string("must have dtype ") + dtype_of<T>::name + ", got " + std::string(py::str(dtype)));
+  }
+  py::tuple data = interface["data"];
+  if (written && data[1].cast<bool>()) {
+    argument_error(false, function, param, std::string("is read-only, but ") + function + "() writes to it");
+  }
+  auto pointer = reinterpret_cast<T*>(data[0].cast<uintptr_t>());
+  std::vector<py::ssize_t> extents(N), strides(N);
+  for (int k = 0; k < N; ++k) extents[k] = shape[k].cast<py::ssize_t>();
+  py::object given = interface.contains("strides") ? py::object(interface["strides"]) : py::object(py::none());
+  if (given.is_none()) {
+    py::ssize_t stride = sizeof(T);
+    for (int k = N; k-- > 0;) { strides[k] = stride; stride *= extents[k]; }
+  } else {
+    py::tuple tuple = given;
+    for (int k = 0; k < N; ++k) strides[k] = tuple[k].cast<py::ssize_t>();
+  }
+  bool c_contiguous = true, f_contiguous = true;
+  {
+    py::ssize_t expected = sizeof(T);
+    for (int k = N; k-- > 0;) {
+      if (extents[k] != 1 && strides[k] != expected) c_contiguous = false;
+      expected *= extents[k];
+    }
+    expected = sizeof(T);
+    for (int k = 0; k < N; ++k) {
+      if (extents[k] != 1 && strides[k] != expected) f_contiguous = false;
+      expected *= extents[k];
+    }
+  }
+  check_layout<T, N, Layout>(0, c_contiguous, f_contiguous, function, param);
+  for (int k = 0; k < N; ++k) {
+    if (strides[k] % static_cast<py::ssize_t>(sizeof(T)) != 0 || (strides[k] < 0 && extents[k] > 1)) {
+      argument_error(false, function, param,
+                     "has negative strides or strides that are not a multiple of its item size; "
+                     "pass cupy.ascontiguousarray(...)");
+    }
+  }
+  cuda_arguments() += 1;
+  // A NumPy array over the same memory: shape, strides and lifetime handled as for host arrays.
+  py::array alias(dtype, extents, strides, pointer, py::reinterpret_borrow<py::object>(object));
+  if (!host_access || is_managed(pointer)) {
+    return {view_of_array<T, N, Layout>(alias), py::reinterpret_borrow<py::object>(object), nullptr};
+  }
+  // The entry dereferences arrays in host code: stage device-only memory through managed memory.
+  py::array staged = managed_array(dtype, extents, std::is_same<Layout, Kokkos::LayoutLeft>::value);
+  if (c_contiguous || f_contiguous) {
+    check(cudaMemcpy(staged.mutable_data(), pointer, static_cast<size_t>(staged.nbytes()), cudaMemcpyDefault),
+          "staging a CUDA array");
+  } else {
+    py::module_ cupy = py::module_::import("cupy");
+    py::object contiguous = cupy.attr("ascontiguousarray")(object);
+    py::dict contiguous_interface = contiguous.attr("__cuda_array_interface__");
+    auto source = reinterpret_cast<void*>(contiguous_interface["data"].cast<py::tuple>()[0].cast<uintptr_t>());
+    check(cudaMemcpy(staged.mutable_data(), source, static_cast<size_t>(staged.nbytes()), cudaMemcpyDefault),
+          "staging a CUDA array");
+  }
+  std::shared_ptr<CopyBack> copy_back;
+  if (written) {
+    if (!(c_contiguous || f_contiguous)) {
+      argument_error(false, function, param,
+                     "is a non-contiguous CUDA array that this kernel writes from host code; pass "
+                     "cupy.ascontiguousarray(...) and copy back");
+    }
+    copy_back = std::make_shared<CopyBack>(CopyBack{py::reinterpret_borrow<py::object>(object), staged, true});
+  }
+  return {view_of_array<T, N, Layout>(staged), staged, copy_back};
+}
+
+// Any argument of a cuda kernel: a CUDA array in place, or a NumPy array (managed: in place;
+// otherwise staged, and copied back if written). device_access: the entry has parallel regions
+// (an entry without any runs on the host and takes host memory in place).
+template <class T, int N, class Layout>
+device_arg<T, N, Layout> from_array(py::handle object, const char* function, const char* param, bool written,
+                                    bool host_access, bool device_access) {
+  if (!py::isinstance<py::array>(object) && py::hasattr(object, "__cuda_array_interface__")) {
+    return from_cuda_array<T, N, Layout>(object, function, param, written, host_access || !device_access);
+  }
+  array_arg<T, N, Layout> host = from_numpy<T, N, Layout>(object, function, param, written);
+  if (!device_access || is_managed(host.view.data())) return {host.view, host.owner, nullptr};
+  py::array array = py::reinterpret_borrow<py::array>(object);
+  std::vector<py::ssize_t> extents(array.shape(), array.shape() + N);
+  const bool fortran = std::is_same<Layout, Kokkos::LayoutLeft>::value;
+  py::array staged = managed_array(array.dtype(), extents, fortran);
+  py::module_::import("numpy").attr("copyto")(staged, array);
+  prefetch(staged.data(), static_cast<size_t>(staged.nbytes()), current_device());
+  std::shared_ptr<CopyBack> copy_back;
+  if (written) copy_back = std::make_shared<CopyBack>(CopyBack{py::reinterpret_borrow<py::object>(object), staged, false});
+  return {view_of_array<T, N, Layout>(staged), staged, copy_back};
+}
+
+// Results: NumPy arrays (managed memory) become CuPy arrays when an argument was one.
+inline py::object to_cupy(py::object value) {
+  if (py::isinstance<py::array>(value)) return py::module_::import("cupy").attr("asarray")(value);
+  if (py::isinstance<py::tuple>(value)) {
+    py::tuple tuple = value;
+    py::tuple out(tuple.size());
+    for (size_t k = 0; k < tuple.size(); ++k) out[k] = to_cupy(tuple[k]);
+    return std::move(out);
+  }
+  return value;
+}
+
+// One binding call: resets the CUDA-argument count; result() converts what is returned.
+struct call_scope {
+  call_scope() { cuda_arguments() = 0; }
+  py::object result(py::object value) const {
+    Kokkos::fence();
+    return cuda_arguments() > 0 ? to_cupy(std::move(value)) : value;
+  }
+};
+
+}  // namespace cuda
+}  // namespace kpc

@@ -1,0 +1,122 @@
+"""``--space cuda`` without a GPU: what the Kokkos C++ emitter writes for cuda (bindings through
+kpc::cuda::from_array with the write set and host-access flags, a fence after each region,
+managed allocations, volatile joins for Kokkos 3.x's CUDA reductions), and the runtime's CUDA
+helpers (compiler of a CUDA Kokkos, include flags through nvcc_wrapper, CUDA array typing)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kpc.runtime import device_arrays
+from kpc.runtime.dispatch import typeof
+
+KERNELS = '''
+import numpy as np
+from numba import njit, prange
+
+
+@njit(parallel=True)
+def triad(a, b, c, s):
+    for i in prange(a.shape[0]):
+        a[i] = b[i] + s * c[i]
+
+
+@njit(parallel=True)
+def total(a):
+    t = 0.0
+    for i in prange(a.shape[0]):
+        t += a[i]
+    return t
+
+
+@njit(parallel=True)
+def host_and_device(a):
+    a[0] = 1.0
+    for i in prange(1, a.shape[0]):
+        a[i] = a[i] * 2.0
+    out = np.empty(a.shape[0])
+    for i in prange(a.shape[0]):
+        out[i] = a[i]
+    return out
+'''
+
+
+def _unit(tmp_path, space):
+    from kpc import api
+    from kpc.backend.kokkos.emitter import Specialization, emit_translation_unit
+
+    source = tmp_path / "kernels.py"
+    source.write_text(KERNELS)
+    f64 = typeof(np.zeros(3))
+    entries = {"triad": (f64, f64, f64, ("scalar", "float64")), "total": (f64,), "host_and_device": (f64,)}
+    module = api._typed_specialization(str(source), KERNELS, entries, True)
+    return emit_translation_unit([Specialization(module, list(entries))], space=space, source=str(source))
+
+
+def test_cuda_bindings_take_numpy_or_cuda_arrays_with_write_set_and_host_access(tmp_path):
+    text = _unit(tmp_path, "cuda").source
+    assert "#define KPC_CUDA 1" in text and '#include "kpc_cuda.hpp"' in text
+    # written, host access, device access
+    assert 'kpc::cuda::from_array<double, 1, Kokkos::LayoutRight>(args[0], "triad", "a", true, false, true);' in text
+    assert 'kpc::cuda::from_array<double, 1, Kokkos::LayoutRight>(args[1], "triad", "b", false, false, true);' in text
+    assert '(args[0], "host_and_device", "a", true, true, true);' in text
+    assert "kpc::from_numpy<" not in text
+    assert "kpc::cuda::call_scope kpc_scope;" in text
+    assert "return kpc_scope.result(" in text
+
+
+def test_cuda_regions_are_fenced_allocations_managed_joins_volatile(tmp_path):
+    text = _unit(tmp_path, "cuda").source
+    assert text.count("Kokkos::parallel_") == text.count("Kokkos::fence();  // cuda")
+    assert "kpc::cuda::empty<double, 1>" in text and "kpc::empty<" not in text
+    assert "void join(const volatile total_acc1& other) volatile {" in text
+    assert "using kpc_exec_space = Kokkos::Cuda;" in text
+
+
+def test_host_spaces_are_unchanged_by_cuda_support(tmp_path):
+    text = _unit(tmp_path, "openmp").source
+    for cuda_only in ("KPC_CUDA", "kpc::cuda::", "Kokkos::fence", "volatile"):
+        assert cuda_only not in text
+
+
+def test_compiler_of_a_cuda_kokkos_comes_from_its_cmake_config(tmp_path):
+    cmake_dir = tmp_path / "lib" / "cmake" / "Kokkos"
+    cmake_dir.mkdir(parents=True)
+    (cmake_dir / "KokkosConfigCommon.cmake").write_text(
+        'SET(Kokkos_DEVICES "CUDA;OPENMP")\nSET(Kokkos_CXX_COMPILER "/opt/k/bin/nvcc_wrapper")\n')
+
+    class Install:
+        backends = ("Cuda", "OpenMP", "Serial")
+
+    Install.cmake_dir = cmake_dir
+    assert device_arrays.kokkos_cxx_compiler(Install) == "/opt/k/bin/nvcc_wrapper"
+    assert device_arrays.probe_arguments(Install) == ["-DKPC_CUDA=ON", "-DCMAKE_CXX_COMPILER=/opt/k/bin/nvcc_wrapper"]
+    Install.backends = ("OpenMP", "Serial")
+    assert device_arrays.probe_arguments(Install) == []
+
+
+def test_include_and_link_flags_through_nvcc_wrapper():
+    assert device_arrays.include_flags(["/a"], "/x/bin/kpc_nvcc_wrapper") == ["-I/a"]
+    assert device_arrays.include_flags(["/a"], "/usr/bin/g++") == ["-isystem", "/a"]
+    assert device_arrays.cuda_link_flags(("-ldl",)) == ("-ldl", "-lcuda")
+    assert device_arrays.cuda_link_flags(("-lcuda",)) == ("-lcuda",)
+    assert device_arrays.cuda_compile_flags(False) == ["--fmad=false"]
+
+
+class FakeCudaArray:
+    """Just the CUDA array interface, as CuPy exposes it."""
+
+    def __init__(self, shape, typestr="<f8", strides=None):
+        self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr, "strides": strides,
+                                         "data": (0, False), "version": 3}
+
+
+@pytest.mark.parametrize("shape,strides,layout", [
+    ((4,), None, "C"), ((4, 3), None, "C"), ((4, 3), (8, 32), "F"), ((4, 3), (48, 16), "A"),
+])
+def test_cuda_arrays_are_typed_like_numpy_arrays(shape, strides, layout):
+    assert typeof(FakeCudaArray(shape, strides=strides)) == ("array", "float64", len(shape), layout)
+    assert typeof(FakeCudaArray((5,), "<i4")) == ("array", "int32", 1, "C")

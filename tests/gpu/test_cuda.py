@@ -1,0 +1,229 @@
+"""``--space cuda`` on a GPU: the corpus against Numba with NumPy and with CuPy arguments,
+zero-copy CuPy arguments, copy-back of written NumPy arguments only, results as NumPy
+or CuPy, reductions, atomics and host code between regions on the device."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kpc.check.inputs import make_inputs
+from kpc.check.runner import check_file, default_selection
+from kpc.check.spec import corpus_files, load_cases
+from kpc.runtime.dispatch import format_type, typeof
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from cupy_inputs import CupyInputs  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+CORPUS = HERE.parent / "corpus"
+HAVE_SCIPY = importlib.util.find_spec("scipy") is not None
+
+SEED = {"sum2d.py", "sum3d.py", "lennard_jones.py", "star.py", "star2.py"}
+
+
+def _signatures(path: Path, select) -> dict:
+    signatures: dict = {}
+    for kernel, case in load_cases(path).cases.items():
+        for variant in select(case):
+            inputs = make_inputs(case, variant.dtype, variant.sizes, variant.layout)
+            text = f"{kernel}({', '.join(format_type(typeof(arg)) for arg in inputs.args())})"
+            if text not in signatures.setdefault(kernel, []):
+                signatures[kernel].append(text)
+    return signatures
+
+
+def _contiguous(case):
+    """CuPy copies a strided NumPy view into a contiguous array: time only C and F layouts."""
+    return [v for v in default_selection(case) if v.layout in ("C", "F")]
+
+
+def _import(module_path: str, name: str):
+    spec = importlib.util.spec_from_file_location(name, module_path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _drop_scipy(report):
+    if not HAVE_SCIPY:
+        report.failures = [f for f in report.failures if "scipy" not in f.message]
+    return report
+
+
+CASES = [pytest.param(path, id=path.name, marks=pytest.mark.xdist_group(path.stem)) for path in corpus_files(CORPUS)]
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("path", CASES)
+def test_corpus_cuda_numpy_and_cupy_inputs(path, tmp_path):
+    from kpc.api import build
+
+    signatures = _signatures(path, default_selection)
+    for kernel, extra in _signatures(path, _contiguous).items():
+        signatures[kernel] = list(dict.fromkeys(signatures.get(kernel, []) + extra))
+    result = build(path, tmp_path, signatures=signatures, space="cuda")
+    if path.name in SEED:
+        assert not result.rejected, result.report()
+    module = _import(result.module_path, f"kpc_dropin_cuda_{path.stem}")
+    report = _drop_scipy(check_file(path, module, target="kokkos-cuda"))
+    assert report.runs and not report.failures, "NumPy inputs:\n" + report.summary() + "\n" + result.report()
+    cupy_module = CupyInputs(module)
+    report = _drop_scipy(check_file(path, cupy_module, target="kokkos-cuda-cupy", select=_contiguous))
+    assert not report.failures, "CuPy inputs:\n" + report.summary() + "\n" + result.report()
+
+
+KERNELS = '''
+import numpy as np
+from numba import njit, prange
+
+
+@njit(parallel=True)
+def triad(a, b, c, s):
+    for i in prange(a.shape[0]):
+        a[i] = b[i] + s * c[i]
+
+
+@njit(parallel=True)
+def total(a):
+    t = 0.0
+    for i in prange(a.shape[0]):
+        t += a[i]
+    return t
+
+
+@njit(parallel=True)
+def host_and_device(a):
+    a[0] = 1.0
+    for i in prange(1, a.shape[0]):
+        a[i] = a[i] * 2.0 + a[0]
+    out = np.empty(a.shape[0])
+    for i in prange(a.shape[0]):
+        out[i] = a[i] + 1.0
+    s = 0.0
+    for i in range(out.shape[0]):
+        s += out[i]
+    return out, s
+
+
+@njit(parallel=True)
+def histogram(labels, counts):
+    for i in prange(labels.shape[0]):
+        counts[labels[i]] += 1
+
+
+@njit
+def serial_only(a):
+    s = 0.0
+    for i in range(a.shape[0]):
+        a[i] += 1.0
+        s += a[i]
+    return s
+'''
+
+
+@pytest.fixture(scope="module")
+def kernels(tmp_path_factory):
+    from kpc.api import build
+
+    folder = tmp_path_factory.mktemp("cuda_kernels")
+    source = folder / "cuda_kernels.py"
+    source.write_text(KERNELS)
+    f64 = "float64[::1]"
+    result = build(source, folder / "out", space="cuda", signatures={
+        "triad": [f"triad({f64}, {f64}, {f64}, float64)"],
+        "total": [f"total({f64})"],
+        "host_and_device": [f"host_and_device({f64})"],
+        "histogram": ["histogram(int64[::1], int64[::1])"],
+        "serial_only": [f"serial_only({f64})"],
+    })
+    assert not result.rejected, result.report()
+    return _import(result.module_path, "kpc_cuda_kernels")
+
+
+def _reference(name):
+    namespace: dict = {}
+    exec(compile(KERNELS, "cuda_kernels.py", "exec"), namespace)
+    return namespace[name].py_func
+
+
+def test_cupy_arguments_are_used_in_place(kernels):
+    import cupy
+
+    n = 1 << 20
+    a = cupy.zeros(n)
+    b = cupy.arange(n, dtype=cupy.float64)
+    c = cupy.ones(n)
+    pointer = a.data.ptr
+    assert kernels.triad(a, b, c, 3.0) is None
+    assert a.data.ptr == pointer
+    cupy.testing.assert_allclose(a, b + 3.0)
+
+
+def test_numpy_arguments_written_are_copied_back_read_ones_untouched(kernels):
+    n = 100_000
+    a = np.zeros(n)
+    b = np.arange(n, dtype=np.float64)
+    c = np.ones(n)
+    b.flags.writeable = False  # read-only inputs are fine: they are never copied back
+    kernels.triad(a, b, c, 2.0)
+    np.testing.assert_array_equal(a, b + 2.0)
+
+
+def test_reduction_on_the_device_numpy_and_cupy(kernels):
+    import cupy
+
+    values = np.random.default_rng(0).random(1_000_003)
+    assert kernels.total(values) == pytest.approx(values.sum(), rel=1e-12)
+    assert kernels.total(cupy.asarray(values)) == pytest.approx(values.sum(), rel=1e-12)
+
+
+def test_host_code_between_regions_numpy_and_cupy(kernels):
+    import cupy
+
+    start = np.linspace(0.0, 1.0, 4097)
+    expected_a = start.copy()
+    expected_out, expected_s = _reference("host_and_device")(expected_a)
+
+    a = start.copy()
+    out, s = kernels.host_and_device(a)
+    assert isinstance(out, np.ndarray)
+    np.testing.assert_allclose(a, expected_a)
+    np.testing.assert_allclose(out, expected_out)
+    assert s == pytest.approx(expected_s)
+
+    device = cupy.asarray(start)
+    out, s = kernels.host_and_device(device)
+    assert isinstance(out, cupy.ndarray), "results come back as CuPy when the inputs were"
+    cupy.testing.assert_allclose(device, expected_a)
+    cupy.testing.assert_allclose(out, expected_out)
+    assert s == pytest.approx(expected_s)
+
+
+def test_atomics_on_the_device(kernels):
+    import cupy
+
+    labels = np.random.default_rng(1).integers(0, 16, 200_000)
+    counts = np.zeros(16, dtype=np.int64)
+    kernels.histogram(labels, counts)
+    np.testing.assert_array_equal(counts, np.bincount(labels, minlength=16))
+    device_counts = cupy.zeros(16, dtype=cupy.int64)
+    kernels.histogram(cupy.asarray(labels), device_counts)
+    np.testing.assert_array_equal(device_counts.get(), np.bincount(labels, minlength=16))
+
+
+def test_function_without_regions_runs_on_the_host_with_cupy_staged(kernels):
+    import cupy
+
+    start = np.arange(10, dtype=np.float64)
+    a = start.copy()
+    assert kernels.serial_only(a) == pytest.approx((start + 1).sum())
+    np.testing.assert_array_equal(a, start + 1)
+    device = cupy.asarray(start)
+    assert kernels.serial_only(device) == pytest.approx((start + 1).sum())
+    np.testing.assert_array_equal(device.get(), start + 1)
