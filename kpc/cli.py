@@ -290,10 +290,10 @@ def _default_jobs() -> int:
     return max(1, min(4, os.cpu_count() or 1))
 
 
-def _space_argument(parser, default: str = "openmp") -> None:
-    parser.add_argument("--space", choices=("openmp", "serial", "cuda"), default=default,
-                        help=f"Kokkos execution space (default: {default}; the kokkos target runs on host "
-                             "spaces only, pykokkos on openmp/serial)")
+def _space_argument(parser) -> None:
+    parser.add_argument("--space", choices=("openmp", "serial", "cuda"), default=None,
+                        help="execution space (default: openmp for the kokkos target; for the pykokkos "
+                             "target, PyKokkos's own default space, chosen when the output runs)")
 
 
 # --------------------------------------------------------------------------- kpc build

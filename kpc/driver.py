@@ -44,10 +44,12 @@ def report_path(out, path) -> str:
     return os.path.join(os.fspath(out), f"{stem}.kpc.json")
 
 
-def build(path, target: str = "kokkos", out=DEFAULT_OUT, space: str = "openmp", signatures=None,
+def build(path, target: str = "kokkos", out=DEFAULT_OUT, space: str | None = None, signatures=None,
           strict: bool = False, auto_parallel: bool = True, write_report: bool = True) -> BuildReport:
     """Build ``path`` for ``target`` into ``out``; the ``BuildReport`` (also written as JSON).
 
+    ``space``: the execution space; None means ``openmp`` for the Kokkos target and
+    PyKokkos's own default space (chosen when the output runs) for the PyKokkos target.
     ``signatures`` as for ``kpc.api.load_module`` (Kokkos: compiled ahead of time).
     ``strict``: a kernel kpc cannot translate raises ``KpcError`` (Kokkos) or, for
     PyKokkos, makes the build write nothing (not even the report file) and return the
@@ -75,7 +77,9 @@ def build(path, target: str = "kokkos", out=DEFAULT_OUT, space: str = "openmp", 
     """
     if target not in TARGETS:
         raise ValueError(f"unknown target {target!r}; expected one of {', '.join(TARGETS)}")
-    if space not in SPACES:
+    if space is None and target == "kokkos":
+        space = "openmp"
+    if space is not None and space not in SPACES:
         raise ValueError(f"unknown execution space {space!r}; expected one of {', '.join(SPACES)}")
     started = time.perf_counter()
     path = os.fspath(path)
@@ -85,7 +89,8 @@ def build(path, target: str = "kokkos", out=DEFAULT_OUT, space: str = "openmp", 
     load_module(path, signatures=signatures, strict=strict)  # the file's own diagnostics raise here
     with open(path, encoding="utf-8") as handle:
         source = handle.read()
-    report = BuildReport(os.path.relpath(path) if not os.path.isabs(path) else path, target, space)
+    report = BuildReport(os.path.relpath(path) if not os.path.isabs(path) else path, target,
+                         space or "pykokkos-default")
     roles, warnings = _decisions(path, source, target, signatures, auto_parallel)
     report.warnings = warnings
     if target == "kokkos":
@@ -189,14 +194,14 @@ def _build_pykokkos(report, path, source, out, space, signatures, strict, auto_p
     from kpc import api
     from kpc.api import load_module
 
-    if space not in _PYKOKKOS_SPACES:
+    if space is not None and space not in _PYKOKKOS_SPACES:
         raise ValueError(f"the pykokkos target takes NumPy arrays on the host: space must be one of "
                          f"{', '.join(_PYKOKKOS_SPACES)}, not {space!r}")
     generic = load_module(path, source=source)
     generic_locs = {name: r.diagnostic.loc for name, r in generic.rejected.items()}
     staging = tempfile.mkdtemp(dir=out, prefix=".kpc-build-")
     try:
-        result = api.build_pykokkos(path, staging, signatures=signatures, space=_PYKOKKOS_SPACES[space],
+        result = api.build_pykokkos(path, staging, signatures=signatures, space=_PYKOKKOS_SPACES.get(space),
                                     source=source, auto_parallel=auto_parallel)
         report.result = result
         report.violations = [str(v) for v in result.violations]
