@@ -188,8 +188,7 @@ def build(path, out, signatures=None, space: str = "openmp", strict: bool = Fals
     from kpc.runtime.cache import BuildCache
 
     path = os.path.abspath(os.fspath(path))
-    if space not in KOKKOS_SPACES:
-        raise ValueError(f"unknown execution space {space!r}; expected one of {', '.join(KOKKOS_SPACES)}")
+    check_space(space)
     if source is None:
         with open(path, encoding="utf-8") as handle:
             source = handle.read()
@@ -260,20 +259,13 @@ def compile_specializations(path, requests, space: str = "openmp", source: str |
     from kpc import __version__
     from kpc.backend.kokkos.emitter import Specialization, emit_translation_unit
     from kpc.runtime.cache import BuildCache, cache_key
-    from kpc.runtime.kokkos import find_kokkos
     from kpc.runtime.toolchain import compile_extension, extension_suffix, toolchain_for
 
     path = os.path.abspath(os.fspath(path))
     if source is None:
         with open(path, encoding="utf-8") as handle:
             source = handle.read()
-    install = find_kokkos()
-    backend = KOKKOS_SPACES.get(space)
-    if backend is None:
-        raise ValueError(f"unknown execution space {space!r}; expected one of {', '.join(KOKKOS_SPACES)}")
-    if backend not in install.backends:
-        raise RuntimeError(f"execution space {space!r} needs a Kokkos built with {backend}; the Kokkos "
-                           f"{install.version} at {install.root} has {', '.join(install.backends)}")
+    install = check_space(space)
     toolchain = toolchain_for(install)
 
     rounds: list = []
@@ -315,6 +307,20 @@ def compile_specializations(path, requests, space: str = "openmp", source: str |
             result.append((function, types, index))
     by_request = {(f, t): Specialized(f, t, entry.key, f"{f}__s{i}", built, seconds) for f, t, i in result}
     return [by_request[(f, tuple(t))] for f, t in requests]
+
+
+def check_space(space: str):
+    """The Kokkos install to build for ``space``, or a clear error when it cannot run there."""
+    from kpc.runtime.kokkos import find_kokkos
+
+    backend = KOKKOS_SPACES.get(space)
+    if backend is None:
+        raise ValueError(f"unknown execution space {space!r}; expected one of {', '.join(KOKKOS_SPACES)}")
+    install = find_kokkos()
+    if backend not in install.backends:
+        raise RuntimeError(f"execution space {space!r} needs a Kokkos built with {backend}; the Kokkos "
+                           f"{install.version} at {install.root} has {', '.join(install.backends)}")
+    return install
 
 
 def kokkos_compile_flags(unit) -> list:

@@ -100,3 +100,34 @@ def test_unsupported_parameter_type_is_a_backend_error_with_the_users_line():
     )
     with pytest.raises(BackendError, match=r"tuple.py:3:.*parameter 't' of @first has type \(f64, f64\)"):
         cpp("tuple.py", "first(UniTuple(float64, 2))", source=source)
+
+
+def test_function_called_inside_and_outside_regions_gets_two_variants():
+    source = (
+        "from numba import njit, prange\n"
+        "@njit(parallel=True)\n"
+        "def row_sum(a, i):\n"
+        "    s = 0.0\n"
+        "    for j in prange(a.shape[1]):\n"
+        "        s += a[i, j]\n"
+        "    return s\n"
+        "@njit(parallel=True)\n"
+        "def total(a):\n"
+        "    t = 0.0\n"
+        "    for i in prange(a.shape[0]):\n"
+        "        t += row_sum(a, i)\n"
+        "    return t + row_sum(a, 0)\n"
+    )
+    text = cpp("both.py", "total(float64[:, ::1])", source=source)
+    # inside total's parallel loop, row_sum's own prange runs serially (as in Numba)
+    assert "KOKKOS_INLINE_FUNCTION double row_sum__serial(const V_a& a, int64_t i)" in text
+    assert "t += s0::row_sum__serial(a, i);" in text
+    # called from host code, row_sum launches its own parallel_reduce
+    assert "inline double row_sum(const V_a& a, int64_t i)" in text
+    assert "return t + s0::row_sum(a, 0);" in text
+    assert text.count("Kokkos::parallel_reduce(") == 2
+
+
+def test_cost_guard_threshold_is_compiled_in():
+    text = cpp("reduce_sum_prod.py", "total(float64[::1])")
+    assert "kpc::run_serially((kpc_end1 - kpc_begin1), 512)" in text

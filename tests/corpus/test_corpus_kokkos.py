@@ -76,9 +76,14 @@ def import_dropin(module_path: str, name: str):
     return module
 
 
+# Both spaces of a file run in one xdist worker (``--dist loadgroup``), which then compiles
+# the Numba reference once.
+CASES = [pytest.param(path, space, id=f"{path.name}-{space}", marks=pytest.mark.xdist_group(path.stem))
+         for path in corpus_files(CORPUS) for space in SPACES]
+
+
 @pytest.mark.compile
-@pytest.mark.parametrize("space", SPACES)
-@pytest.mark.parametrize("path", corpus_files(CORPUS), ids=lambda p: p.name)
+@pytest.mark.parametrize("path,space", CASES)
 def test_corpus_kernel_matches_numba(path, space, tmp_path):
     from kpc.api import build
 

@@ -1,0 +1,31 @@
+"""Execution spaces: openmp and serial where the Kokkos install has them; cuda is a clear
+error (this Kokkos has no CUDA, and the C++ target wraps host memory)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kpc.api import build, check_space
+from kpc.runtime.kokkos import find_kokkos
+
+SUM2D = Path(__file__).resolve().parent.parent / "corpus" / "sum2d.py"
+
+
+def test_host_spaces_of_the_install_are_accepted():
+    backends = find_kokkos().backends
+    for space, backend in (("openmp", "OpenMP"), ("serial", "Serial")):
+        if backend in backends:
+            assert check_space(space).backends == backends
+
+
+def test_cuda_is_refused_with_the_reason(tmp_path):
+    with pytest.raises(RuntimeError, match="cuda"):
+        build(SUM2D, tmp_path, space="cuda")
+    assert not (tmp_path / "sum2d.py").exists()
+
+
+def test_unknown_space_is_a_value_error(tmp_path):
+    with pytest.raises(ValueError, match="unknown execution space 'gpu'"):
+        build(SUM2D, tmp_path, space="gpu")
