@@ -7,6 +7,7 @@
 #
 # Stages (default: all = tests corpus bench):
 #   probe   scripts/cuda/reduce_probe.cpp: parallel_reduce forms on this Kokkos
+#   triad_probe  scripts/cuda/triad_probe.cpp: triad forms vs a plain CUDA kernel
 #   tests   tests/gpu without the corpus (zero copy, copy-back, reductions, atomics, host code)
 #   seed    the corpus test on the seed kernels only (sum2d, sum3d, Lennard-Jones, star, star2)
 #   corpus  the corpus test on every corpus file (pytest-xdist, one worker per core)
@@ -77,10 +78,11 @@ for stage in "${stages[@]}"; do
   for s in "$@"; do
     case "$s" in
       probe) run_stage reduce_probe bash -c "\"$KOKKOS_ROOT/bin/kpc_nvcc_wrapper\" -O3 -std=c++17 --expt-extended-lambda -I\"$KOKKOS_ROOT/include\" -Ikpc/backend/kokkos scripts/cuda/reduce_probe.cpp -o /tmp/reduce_probe -L\"$KOKKOS_ROOT/lib\" -lkokkoscore -lcuda -ldl -fopenmp -Xlinker -rpath=\"$KOKKOS_ROOT/lib\" && /tmp/reduce_probe" ; cat "$OUT/reduce_probe.log" ;;
+      triad_probe) run_stage triad_probe bash -c "\"$KOKKOS_ROOT/bin/kpc_nvcc_wrapper\" -O3 -std=c++17 --expt-extended-lambda -I\"$KOKKOS_ROOT/include\" scripts/cuda/triad_probe.cpp -o /tmp/triad_probe -L\"$KOKKOS_ROOT/lib\" -lkokkoscore -lcuda -ldl -fopenmp -Xlinker -rpath=\"$KOKKOS_ROOT/lib\" && /tmp/triad_probe" ; cat "$OUT/triad_probe.log" ;;
       tests) run_stage gpu_tests python3 -m pytest "${pytest_args[@]}" tests/gpu -k "not corpus" ;;
       seed) run_stage gpu_seed python3 -m pytest "${pytest_args[@]}" tests/gpu -k "corpus and ($seed_k)" -n 5 --dist loadgroup ;;
       corpus) run_stage gpu_corpus python3 -m pytest "${pytest_args[@]}" tests/gpu -k corpus -n "$jobs" --dist loadgroup ;;
-      bench) run_stage gpu_bench python3 scripts/cuda/gpu_bench.py "$OUT" ; cat "$OUT/cuda_bench.md" 2>/dev/null ;;
+      bench) run_stage gpu_bench python3 scripts/cuda/gpu_bench.py "$OUT" ${KPC_BENCH_ARGS:-} ; cat "$OUT/cuda_bench.md" 2>/dev/null ;;
       quick_bench) run_stage gpu_bench python3 scripts/cuda/gpu_bench.py "$OUT" --quick ; cat "$OUT/cuda_bench.md" 2>/dev/null ;;
       *) note "unknown stage $s"; failed=1 ;;
     esac

@@ -79,12 +79,33 @@ def adapt_entry(entry, module, name: str, has_regions: dict) -> None:
 
 
 def region_renderer(render):
-    """``render`` followed by a fence (regions on a GPU are asynchronous)."""
+    """``render`` followed by a fence (regions on a GPU are asynchronous); 1-D regions launched
+    as grid-stride loops (``grid_stride``)."""
 
     def render_with_fence(model) -> str:
-        return render(model).rstrip("\n") + "\n" + FENCE
+        return grid_stride(model, render(model)).rstrip("\n") + "\n" + FENCE
 
     return render_with_fence
+
+
+def grid_stride(model, text: str) -> str:
+    """Launch a 1-D parallel_for through ``kpc::cuda::grid_stride_for``: a fixed number of threads
+    (four per resident thread slot of the GPU) each running a strided loop, instead of one thread per iteration. Kokkos 3.4 picks 64-thread blocks
+    for a one-thread-per-element triad and reaches 51 % of an H200's bandwidth that way; a
+    grid-stride loop reaches what a plain CUDA kernel does."""
+    policy = getattr(model, "policy", "")
+    pattern = getattr(model, "pattern", "")
+    # Reductions keep Kokkos's own launch: it caps their grid at one block per thread of a block
+    # (256 x 256 threads), which reached 63 % of an H200's bandwidth; grid-stride reductions 25 %.
+    if not policy.startswith("Kokkos::RangePolicy<") or pattern != "for":
+        return text
+    bounds = policy.rsplit(">(", 1)[1][:-1]
+    begin, end = (part.strip() for part in bounds.split(", ", 1))
+    old = f"Kokkos::parallel_for({model.label}, {policy}, kpc_body);"
+    new = f"kpc::cuda::grid_stride_for({model.label}, {begin}, {end}, kpc_body);"
+    if text.count(old) != 1:
+        return text
+    return text.replace(old, new)
 
 
 def finish_source(text: str) -> str:

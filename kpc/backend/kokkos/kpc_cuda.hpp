@@ -8,8 +8,9 @@
 //   * each parallel region is followed by Kokkos::fence() (emitter, cuda.py), so host
 //     code after it sees its writes; parallel_reduce/scan into host values already block;
 //   * a NumPy argument whose memory is not managed is staged: copied into a managed
-//     buffer, prefetched to the GPU, and, only if the kernel writes it (the write set
-//     comes from the IR), copied back after the call (CopyBack below). A NumPy array
+//     buffer (one cudaMemcpy when the layouts match), prefetched to the GPU, and, only if
+//     the kernel writes it (the write set comes from the IR), copied back after the call
+//     (CopyBack below). A NumPy array
 //     that is already managed (one returned by a kpc cuda kernel) is used in place;
 //   * an argument with __cuda_array_interface__ (CuPy) is used in place, zero copy,
 //     unless the entry touches arrays from host code (host_access, computed by the
@@ -93,6 +94,32 @@ py::array_t<T> empty(const std::array<int64_t, N>& shape) {
   return py::reinterpret_steal<py::array_t<T>>(managed_array(py::dtype::of<T>(), extents, false).release());
 }
 
+// ---------------------------------------------------------------- grid-stride launches
+
+// Threads of a grid-stride launch: four per resident thread slot of the device.
+inline int64_t grid_stride_threads() {
+  static int64_t threads = [] {
+    int device = current_device(), sms = 0, per_sm = 0;
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device);
+    return std::max<int64_t>(int64_t(sms) * per_sm * 4, 1024);
+  }();
+  return threads;
+}
+
+// parallel_for over [begin, end) with min(n, grid_stride_threads()) threads, each taking
+// iterations t, t + threads, ... (consecutive threads touch consecutive elements).
+template <class Body>
+void grid_stride_for(const char* label, int64_t begin, int64_t end, const Body& body) {
+  const int64_t n = end - begin;
+  if (n <= 0) return;
+  const int64_t threads = std::min(n, grid_stride_threads());
+  Kokkos::parallel_for(label, Kokkos::RangePolicy<Kokkos::Cuda, Kokkos::IndexType<int64_t>>(0, threads),
+                       KOKKOS_LAMBDA(const int64_t t) {
+                         for (int64_t i = begin + t; i < end; i += threads) body(i);
+                       });
+}
+
 // Per call: whether an argument was a CUDA array (results then go back as CuPy).
 inline int& cuda_arguments() {
   static thread_local int count = 0;
@@ -104,6 +131,7 @@ struct CopyBack {
   py::object original;  // the caller's array
   py::array staged;     // the managed buffer the kernel used
   bool cupy_target;     // original is a CUDA array: copy with cudaMemcpy, not NumPy
+  bool direct = false;  // original is a NumPy array laid out as staged: one cudaMemcpy
 
   ~CopyBack() {
     try {
@@ -112,6 +140,11 @@ struct CopyBack {
         py::dict interface = original.attr("__cuda_array_interface__");
         auto pointer = reinterpret_cast<void*>(interface["data"].cast<py::tuple>()[0].cast<uintptr_t>());
         check(cudaMemcpy(pointer, staged.data(), static_cast<size_t>(staged.nbytes()), cudaMemcpyDefault),
+              "copying a result back");
+      } else if (direct) {
+        py::array target = py::reinterpret_borrow<py::array>(original);
+        check(cudaMemcpy(target.mutable_data(), staged.data(), static_cast<size_t>(staged.nbytes()),
+                         cudaMemcpyDefault),
               "copying a result back");
       } else {
         prefetch(staged.data(), static_cast<size_t>(staged.nbytes()), cudaCpuDeviceId);
@@ -245,10 +278,20 @@ device_arg<T, N, Layout> from_array(py::handle object, const char* function, con
   std::vector<py::ssize_t> extents(array.shape(), array.shape() + N);
   const bool fortran = std::is_same<Layout, Kokkos::LayoutLeft>::value;
   py::array staged = managed_array(array.dtype(), extents, fortran);
-  py::module_::import("numpy").attr("copyto")(staged, array);
+  // Same layout: one DMA copy (fast; a host loop over fresh managed pages faults on every page).
+  const bool direct = (array.flags() & (fortran ? py::array::f_style : py::array::c_style)) != 0;
+  if (direct) {
+    check(cudaMemcpy(staged.mutable_data(), array.data(), static_cast<size_t>(staged.nbytes()), cudaMemcpyDefault),
+          "staging a NumPy array");
+  } else {
+    py::module_::import("numpy").attr("copyto")(staged, array);
+  }
   prefetch(staged.data(), static_cast<size_t>(staged.nbytes()), current_device());
   std::shared_ptr<CopyBack> copy_back;
-  if (written) copy_back = std::make_shared<CopyBack>(CopyBack{py::reinterpret_borrow<py::object>(object), staged, false});
+  if (written) {
+    copy_back = std::make_shared<CopyBack>(CopyBack{py::reinterpret_borrow<py::object>(object), staged, false});
+    copy_back->direct = direct;
+  }
   return {view_of_array<T, N, Layout>(staged), staged, copy_back};
 }
 
