@@ -122,3 +122,9 @@ def int_overflow(a):
 @njit
 def truncation(x):
     return int(x), int(-x)
+
+
+@njit(parallel=True)
+def divide_all(a, d):
+    for i in prange(a.shape[0]):
+        a[i] = a[i] // d

@@ -57,6 +57,7 @@ def modules(tmp_path_factory):
             signatures[name].append(text)
     signatures["scale_rows"] = ["scale_rows(float64[:, :], float64[:, :])"]
     signatures["fill"] = ["fill(float64[::1], float64)"]
+    signatures["divide_all"] = ["divide_all(int64[::1], int64)"]
     out = tmp_path_factory.mktemp("semantics")
     result = build(KERNELS, out, signatures=signatures, strict=True)
     kokkos = import_file(result.module_path, "kpc_semantics_dropin")
@@ -127,3 +128,17 @@ def test_negative_strides_are_refused_for_written_arrays(modules):
     np.testing.assert_array_equal(out, 2.0 * a)
     with pytest.raises(ValueError, match="negative strides"):
         kokkos.scale_rows(np.ones((2, 3)), np.zeros((2, 3))[:, ::-1])
+
+
+@pytest.mark.compile
+def test_integer_division_by_zero_raises_like_numba(modules):
+    kokkos, numba, _ = modules
+    with pytest.raises(ZeroDivisionError):
+        numba.floor_ops(7, 0)
+    with pytest.raises(ZeroDivisionError, match="division or modulo by zero"):
+        kokkos.floor_ops(7, 0)
+    with pytest.raises(ZeroDivisionError):
+        kokkos.divide_all(np.arange(2000), 0)
+    a = np.arange(10)
+    kokkos.divide_all(a, 3)
+    np.testing.assert_array_equal(a, np.arange(10) // 3)

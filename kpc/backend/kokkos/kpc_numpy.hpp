@@ -155,6 +155,17 @@ T scalar_arg(py::handle object, const char* function, const char* param) {
   }
 }
 
+// Raise the Python exception for an error a kernel flagged (see kpc::error_flag).
+inline void check_errors() {
+  int error = error_flag();
+  if (error == 0) return;
+  error_flag() = 0;
+  if (error == zero_division_error) {
+    PyErr_SetString(PyExc_ZeroDivisionError, "integer division or modulo by zero");
+    throw py::error_already_set();
+  }
+}
+
 // A new NumPy array (C order), as np.empty would make it.
 template <class T, int N>
 py::array_t<T> empty(const std::array<int64_t, N>& shape) {

@@ -71,11 +71,36 @@ KOKKOS_INLINE_FUNCTION int64_t trip_count(int64_t start, int64_t stop, int64_t s
   return start > stop ? (start - stop - step - 1) / (-step) : 0;
 }
 
+// ------------------------------------------------------------------- errors
+
+// Set by kernels that hit an error Python raises on, such as an integer division by zero:
+// the binding raises the Python exception once the kernel returns (and clears the flag),
+// where C++ would otherwise stop the process (SIGFPE). One flag per module (hidden
+// visibility). On CUDA, device code cannot reach it, and a division by zero does not trap.
+inline int& error_flag() {
+  static int flag = 0;
+  return flag;
+}
+
+enum : int { zero_division_error = 1 };
+
+KOKKOS_INLINE_FUNCTION void raise_error(int error) {
+#if defined(KPC_CUDA)
+  (void)error;
+#else
+  Kokkos::atomic_assign(&error_flag(), error);
+#endif
+}
+
 // ------------------------------------------------------------------- arithmetic
 
 // Python's // : the floor of the quotient, for integers and floats.
 template <class T>
 KOKKOS_INLINE_FUNCTION typename std::enable_if<std::is_integral<T>::value, T>::type floordiv(T a, T b) {
+  if (b == 0) {
+    raise_error(zero_division_error);
+    return 0;
+  }
   T q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) q -= 1;
   return q;
@@ -100,6 +125,10 @@ KOKKOS_INLINE_FUNCTION typename std::enable_if<std::is_floating_point<T>::value,
 // Python's % : the result has the sign of the divisor.
 template <class T>
 KOKKOS_INLINE_FUNCTION typename std::enable_if<std::is_integral<T>::value, T>::type mod(T a, T b) {
+  if (b == 0) {
+    raise_error(zero_division_error);
+    return 0;
+  }
   T r = a % b;
   if (r != 0 && ((r < 0) != (b < 0))) r += b;
   return r;
