@@ -21,14 +21,9 @@ import fcntl
 import hashlib
 import json
 import os
-import shutil
-import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
-
-from .cache_dir import cache_root
 
 MANIFEST = "manifest.json"
 SOURCE = "module.cpp"
@@ -59,13 +54,15 @@ class CacheCorrupt(Exception):
     """An entry exists but must not be loaded (the message says why)."""
 
 
-@dataclass(frozen=True)
 class Entry:
-    """A verified cache entry."""
+    """A verified cache entry (a plain class: loading a cached module imports little)."""
 
-    key: str
-    path: Path
-    manifest: dict
+    __slots__ = ("key", "path", "manifest")
+
+    def __init__(self, key: str, path: Path, manifest: dict):
+        self.key = key
+        self.path = path
+        self.manifest = manifest
 
     @property
     def library(self) -> Path:
@@ -93,7 +90,11 @@ class BuildCache:
     """The cache rooted at ``root`` (default: ``$KPC_CACHE_DIR`` or ``~/.cache/kpc``)."""
 
     def __init__(self, root: Optional[Path] = None):
-        self.root = Path(root) if root is not None else cache_root()
+        if root is None:
+            from .cache_dir import cache_root  # imports tempfile: only when no root is given
+
+            root = cache_root()
+        self.root = Path(root)
         self._verified: dict = {}
 
     # ------------------------------------------------------------ layout
@@ -182,6 +183,9 @@ class BuildCache:
         name = module_name(key)
         staging_root = self.root / "tmp"
         staging_root.mkdir(parents=True, exist_ok=True)
+        import shutil
+        import tempfile
+
         staging = Path(tempfile.mkdtemp(prefix=f"{key[:12]}-", dir=staging_root))
         try:
             source_path = staging / SOURCE
@@ -223,6 +227,8 @@ class BuildCache:
 
     def _discard(self, path: Path) -> None:
         """Remove a corrupt entry: rename it away first so no reader sees it half deleted."""
+        import shutil
+
         if not path.exists():
             return
         trash = self.root / "tmp" / f"discard-{path.name}-{os.getpid()}-{time.monotonic_ns()}"
@@ -273,12 +279,16 @@ class BuildCache:
                     self._discard(path)
                 removed += 1
         if not prefix:
+            import shutil
+
             for folder in ("index", "failed", "tmp"):
                 shutil.rmtree(self.root / folder, ignore_errors=True)
         return removed
 
 
 def _write_json(path: Path, data: dict) -> None:
+    import tempfile
+
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

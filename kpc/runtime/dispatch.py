@@ -31,7 +31,7 @@ import threading
 
 import numpy as np
 
-from . import device_arrays, loader
+from . import loader
 from .cache import BuildCache
 
 SUPPORTED_DTYPES = frozenset([
@@ -73,8 +73,11 @@ def typeof(value):
         return ("scalar", "float64")
     if isinstance(value, np.generic):
         return ("scalar", value.dtype.name)
-    if device_arrays.is_cuda_array(value):
-        return device_arrays.cuda_array_type(value)
+    if hasattr(value, "__cuda_array_interface__"):
+        from . import device_arrays  # CUDA arrays (CuPy): imported only when one shows up
+
+        if device_arrays.is_cuda_array(value):
+            return device_arrays.cuda_array_type(value)
     return None
 
 
