@@ -17,7 +17,7 @@ from kpc.bench.report import Row
 from kpc.bench.timing import interleave
 from kpc.check.compare import compare_outcomes
 from kpc.check.inputs import make_inputs
-from kpc.check.runner import import_path
+from kpc.check.runner import import_path, numba_threads
 from kpc.check.spec import load_cases
 
 
@@ -58,7 +58,8 @@ def run_entry(entry: Entry, targets: dict, repeats: int = 7, budget_s: float = 2
         if inputs is None:
             raise ValueError(f"{entry.kernel}: dtype {entry.dtype} not declared in KPC_CASES")
         rtol, atol = case.tolerance(entry.dtype)
-        expected = inputs.call(reference)
+        with numba_threads(1 if case.serial_reference else None):  # Numba's prange scatter races
+            expected = inputs.call(reference)
         contenders = {"numba": _bind(reference, inputs.args())}
         for name, module in targets.items():
             fn = getattr(module, entry.kernel)
