@@ -128,3 +128,13 @@ def truncation(x):
 def divide_all(a, d):
     for i in prange(a.shape[0]):
         a[i] = a[i] // d
+
+
+@njit
+def squares_until(n):
+    out = np.zeros(n, dtype=np.int64)
+    i = 0
+    while i < n:
+        out[i] = i * i
+        i += 1
+    return out

@@ -35,6 +35,7 @@ CASES = [
     ("carried", (np.array([1.0, 4.0, 2.0, 8.0]),)),
     ("int_overflow", (2 ** 40,)),
     ("truncation", (2.7,)),
+    ("squares_until", (5,)),
 ]
 
 
@@ -72,7 +73,10 @@ def test_same_result_as_numba(modules, name, args):
     expected = getattr(numba, name)(*args)
     actual = getattr(kokkos, name)(*args)
     assert type(actual) is type(expected)
-    if isinstance(expected, tuple):
+    if isinstance(expected, np.ndarray):
+        assert actual.dtype == expected.dtype
+        np.testing.assert_array_equal(actual, expected)
+    elif isinstance(expected, tuple):
         assert [type(v) for v in actual] == [type(v) for v in expected]
         np.testing.assert_array_equal(np.array(actual), np.array(expected))
     else:

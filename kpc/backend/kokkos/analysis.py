@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kpc.ir import nodes as n
-from kpc.ir.types import ArrayType, ScalarType
 
 
 # --------------------------------------------------------------------------- names

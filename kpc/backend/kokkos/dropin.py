@@ -57,7 +57,7 @@ def python_signature(source: str, name: str, params: list) -> tuple:
     return call_args, call_args
 
 
-def emit_dropin(*, source_path: str, source_text: str, name: str, docstring: str | None, space: str,
+def emit_dropin(*, source_path: str, name: str, docstring: str | None, space: str,
                 options: dict, cache_root: str, functions: list, prebuilt: list, rejected: dict) -> str:
     """The text of the drop-in module.
 
@@ -68,7 +68,7 @@ def emit_dropin(*, source_path: str, source_text: str, name: str, docstring: str
     if docstring:
         header = docstring.rstrip() + "\n\n" + header
     text = _ENV.get_template("dropin.py.j2").render(
-        docstring=_docstring_literal(header, 0),
+        docstring=_docstring_literal(header),
         version=__version__,
         source_name=source_path.rsplit("/", 1)[-1],
         source=source_path,
@@ -93,12 +93,12 @@ def _template_function(f: DropinFunction) -> dict:
         "signature": f.signature,
         "call_args": f.call_args,
         "key_args": ", ".join(f"_key({name})" for name in f.params) + ("," if len(f.params) == 1 else ""),
-        "docstring": _docstring_literal(f.docstring, 4) if f.docstring else None,
+        "docstring": _docstring_literal(f.docstring) if f.docstring else None,
         "eager": f.eager,
     }
 
 
-def _docstring_literal(text: str, indent: int) -> str:
+def _docstring_literal(text: str) -> str:
     """A triple-quoted literal of ``text`` that Python reads back unchanged."""
     if '"""' in text or text.endswith("\\") or "\\" in text:
         return json.dumps(text)

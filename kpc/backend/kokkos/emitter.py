@@ -115,13 +115,13 @@ def headers_digest() -> str:
 class _UnitContext:
     """What a FunctionEmitter asks about the rest of its specialization."""
 
-    def __init__(self, module, namespace: str, has_regions: dict):
+    def __init__(self, module, namespace: str, host_variant: dict):
         self.module = module
         self.namespace = namespace
-        self.has_regions = has_regions
+        self.host_variant = host_variant
 
     def variant_name(self, name: str, device: bool) -> str:
-        if device and self.has_regions.get(name):
+        if device and self.host_variant.get(name):
             return f"{name}__serial"
         return name
 
@@ -130,6 +130,14 @@ class _UnitContext:
 
 def _has_regions(function) -> bool:
     return any(isinstance(node, n.For) and node.parallel is not None for node in n.walk(function))
+
+
+def _needs_host_variant(function) -> bool:
+    """A function launches parallel regions, allocates NumPy arrays or returns arrays to Python:
+    what it does when called from Python differs from what it can do inside a region."""
+    if _has_regions(function) or _has_array(function.return_type):
+        return True
+    return any(isinstance(node, n.Call) and node.kind == "numpy" for node in n.walk(function))
 
 
 def _calls(function, variant: str):
@@ -165,21 +173,23 @@ def _own_exprs(stmt):
 
 
 def _plan_variants(module, entries) -> tuple:
-    has_regions = {name: _has_regions(f) for name, f in module.functions.items()}
+    """The (function, variant) pairs to emit and, per function, whether it has a host variant
+    of its own (else one ``KOKKOS_INLINE_FUNCTION`` serves host and device code)."""
+    host_variant = {name: _needs_host_variant(f) for name, f in module.functions.items()}
     needed = set()
     work = [(name, "host") for name in entries]
     while work:
         name, variant = work.pop()
         if name not in module.functions:
             raise BackendError(f"call of unknown kernel {name}")
-        if variant == "host" and not has_regions[name]:
+        if variant == "host" and not host_variant[name]:
             variant = "device"
         if (name, variant) in needed:
             continue
         needed.add((name, variant))
         for callee, device in _calls(module.functions[name], variant):
             work.append((callee, "device" if device else "host"))
-    return needed, has_regions
+    return needed, host_variant
 
 
 def _describe(module, entries) -> str:
@@ -246,8 +256,9 @@ def emit_translation_unit(specializations, space: str = "openmp", source: str = 
     for index, spec in enumerate(specializations):
         module = spec.module
         namespace = f"s{index}"
-        needed, has_regions = _plan_variants(module, spec.entries)
-        context = _UnitContext(module, namespace, has_regions)
+        needed, host_variant = _plan_variants(module, spec.entries)
+        has_regions = {name: _has_regions(f) for name, f in module.functions.items()}
+        context = _UnitContext(module, namespace, host_variant)
         written = analysis.written_params(module)
         functions, accumulators = [], []
         for name in module.bottom_up():

@@ -13,7 +13,7 @@ from __future__ import annotations
 from kpc.ir import nodes as n
 from kpc.ir.types import BOOL, FLOAT64, INT64, ArrayType, ScalarType, TupleType, Type, UNKNOWN, promote
 
-from .cxx import BackendError, identifier, literal, scalar_type
+from .cxx import BackendError, literal, scalar_type
 
 # Python math / NumPy scalar functions -> the C++ function (in namespace kpc::math, i.e.
 # Kokkos' math functions), applied in the call's floating-point type.

@@ -60,7 +60,6 @@ class RegionModel:
     serial_below: int
     acc_type: str = ""
     scan_type: str = ""
-    scan_var: str = ""
     combine: list = field(default_factory=list)
 
 
@@ -583,7 +582,7 @@ class FunctionEmitter:
             index=k, label=c_string(label), pattern=pattern, comment=comment, setup=setup, lambda_params=", ".join(lambda_params),
             prologue=prologue, body=body_lines, serial_loops=serial_loops, call_args=call_args,
             policy=policy, trip_count=" * ".join(counts), serial_below=info.serial_below or 0,
-            acc_type=acc_type, scan_type=scan_type, scan_var=scan_var, combine=combine,
+            acc_type=acc_type, scan_type=scan_type, combine=combine,
         )
         text = self.render_region(model)
         for line in text.splitlines():
