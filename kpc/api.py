@@ -247,6 +247,15 @@ def compile_specialization(source_path, function: str, types: tuple, space: str,
     return result[0].key, result[0].symbol
 
 
+def rebuild_specializations(source_path, requests, space: str, options: dict) -> list:
+    """Compile ``requests`` together again (a drop-in module whose ahead-of-time entry is
+    missing from the cache, or damaged): ``[(function, types, cache key, symbol)]``.
+    With the source unchanged this is the same translation unit, so the same cache entry."""
+    result = compile_specializations(source_path, [(f, tuple(t)) for f, t in requests], space,
+                                     auto_parallel=options.get("auto_parallel", True))
+    return [(s.function, s.types, s.key, s.symbol) for s in result]
+
+
 def compile_specializations(path, requests, space: str = "openmp", source: str | None = None,
                             auto_parallel: bool = True) -> list:
     """Compile ``requests`` (``(function, argument types)`` pairs) into one translation unit.

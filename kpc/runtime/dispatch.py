@@ -219,9 +219,11 @@ class ModuleRuntime:
         if found is not None:
             key, symbol = found
             module = self._load(key, name, types)
-            if module is not None:
-                self._record(name, types)
-                return getattr(module, symbol)
+            if module is None:
+                key, symbol = self._rebuild(key, name, types)
+                module = loader.load_entry(BuildCache().verify(key))
+            self._record(name, types)
+            return getattr(module, symbol)
         key, symbol = self._lazy(dispatcher, types)
         module = loader.load_entry(BuildCache().verify(key))
         self._record(name, types)
@@ -252,6 +254,16 @@ class ModuleRuntime:
             if entry is not None:
                 return loader.load_entry(entry)
         return None
+
+    def _rebuild(self, key: str, name: str, types: tuple) -> tuple:
+        """Compile again every ahead-of-time specialization that lived in the missing or damaged
+        entry ``key`` (one translation unit, as ``build`` made it); return ``name``'s new place."""
+        requests = [(fn, t) for (fn, t), (k, _) in self.prebuilt.items() if k == key]
+        from kpc.api import rebuild_specializations
+
+        for fn, t, new_key, symbol in rebuild_specializations(self.source, requests, self.space, self.options):
+            self.prebuilt[(fn, tuple(t))] = (new_key, symbol)
+        return self.prebuilt[(name, types)]
 
     # ------------------------------------------------------------ compiling on demand
     def _index_key(self, name: str, types: tuple) -> str | None:
