@@ -149,3 +149,27 @@ def test_compile_error_names_the_kept_source_and_the_users_line(tmp_path):
     kept = raised.value.source
     assert str(kept) in message and kept.read_text() == source
     assert BuildCache(tmp_path).lookup("f" * 40) is None
+
+
+BUILD_SCRIPT = """
+import sys
+from kpc.api import build
+result = build({path!r}, sys.argv[1], signatures=["sum3d(float64[:, :, ::1])"])
+print(result.specializations[0].built, result.specializations[0].key)
+"""
+
+
+@pytest.mark.compile
+def test_two_processes_compiling_the_same_module_both_succeed(tmp_path):
+    import subprocess
+
+    source = Path(__file__).resolve().parent.parent / "corpus" / "sum3d.py"
+    environ = dict(os.environ, KPC_CACHE_DIR=str(tmp_path / "cache"))
+    script = BUILD_SCRIPT.format(path=str(source))
+    children = [subprocess.Popen([sys.executable, "-c", script, str(tmp_path / f"out{k}")], env=environ,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for k in range(2)]
+    outputs = [child.communicate(timeout=600) for child in children]
+    assert [child.returncode for child in children] == [0, 0], [err for _, err in outputs]
+    built = sorted(out.split()[0] for out, _ in outputs)
+    keys = {out.split()[1] for out, _ in outputs}
+    assert built == ["False", "True"] and len(keys) == 1
