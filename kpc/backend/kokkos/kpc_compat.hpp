@@ -50,12 +50,4 @@ inline void initialize(int num_threads) {
 #endif
 }
 
-inline bool is_finalized() {
-#if KPC_KOKKOS_4 || KOKKOS_VERSION >= 30700
-  return Kokkos::is_finalized();
-#else
-  return false;  // 3.4 has no is_finalized(); kpc's session tracks it in Python
-#endif
-}
-
 }  // namespace kpc
