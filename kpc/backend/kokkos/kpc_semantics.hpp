@@ -291,8 +291,8 @@ inline void read_serial_threshold_env() {
   }
 }
 
-// Run a parallel region serially when it has fewer iterations than the threshold the
-// compiler chose (serial_below) or, when set, than KPC_SERIAL_THRESHOLD.
+// Run a parallel region serially when it has at most one iteration, or fewer iterations than
+// the threshold the compiler chose (serial_below) or, when set, than KPC_SERIAL_THRESHOLD.
 inline bool run_serially(int64_t trip_count, int64_t serial_below) {
 #if defined(KPC_CUDA)
   // On a GPU every region runs on the device: its arrays may be device-only memory.
@@ -300,6 +300,8 @@ inline bool run_serially(int64_t trip_count, int64_t serial_below) {
   (void)serial_below;
   return false;
 #endif
+  // A region of one iteration has nothing to share out: launching it only costs a fork and join.
+  if (trip_count <= 1) return true;
   int64_t threshold = serial_threshold_override() >= 0 ? serial_threshold_override() : serial_below;
   return trip_count < threshold;
 }
