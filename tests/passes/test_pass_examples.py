@@ -61,6 +61,15 @@ EXAMPLES = {
             for i in range(len(x)):
                 x[i] = a * x[i]
         """),
+    "propagate-constants": (["lower-numpy"], {"star": "(f8[:, :], f8[:, :])"}, """
+        @njit(parallel=True)
+        def star(inp, out):
+            r = 2
+            n = inp.shape[0]
+            for i in prange(r, n - r):
+                for k in range(1, r + 1):
+                    out[i, 0] += (inp[i + k, 0] - inp[i - k, 0]) / (2.0 * k * r)
+        """),
     "simplify-powers": (ANALYSIS, {"lj": "(f8,)"}, """
         @njit
         def lj(r):
@@ -148,7 +157,7 @@ def test_docstring_example(name):
 
 def test_every_pass_of_mine_has_an_example():
     mine = {"parallelize", "recognize-reductions", "infer-dispatch", "cost-guard", "simplify-powers",
-            "choose-schedule", "flatten-mdrange", "materialize-subviews"}
+            "choose-schedule", "flatten-mdrange", "materialize-subviews", "propagate-constants"}
     assert mine <= set(PASSES) and mine == set(EXAMPLES)
 
 

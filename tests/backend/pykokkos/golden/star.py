@@ -38,19 +38,18 @@ def _write_back(original, used):
 
 # star.py:14: for i in prange(r, n - r):
 @pk.workunit
-def star_loop1_7259bce3(
+def star_loop1_7df9135a(
     t: int,
     n_j: pk.int64,
-    r: pk.int64,
     inp: pk.View2D[pk.double],
     out: pk.View2D[pk.double],
 ):
     w: pk.double = 0.0
-    i: pk.int64 = t // n_j + r
-    j: pk.int64 = t % n_j + r
+    i: pk.int64 = t // n_j + 2
+    j: pk.int64 = t % n_j + 2
     acc: pk.double = 0.0
-    for k in range(1, r + 1):
-        w = 1.0 / (2.0 * k * r)
+    for k in range(1, 2 + 1):
+        w = 1.0 / (2.0 * k * 2)
         acc += w * (inp[i][j + k] - inp[i][j - k])
         acc += w * (inp[i + k][j] - inp[i - k][j])
     out[i][j] += acc
@@ -60,15 +59,13 @@ def star(inp, out):
     inp = _as_view("inp", inp, np.float64, 2)
     out_c = _as_view("out", out, np.float64, 2)
     try:
-        r = 2
         n, m = inp.shape
-        n_i = max(n - r - r, 0)
-        n_j = max(m - r - r, 0)
+        n_i = max(n - 2 - 2, 0)
+        n_j = max(m - 2 - 2, 0)
         pk.parallel_for(
             pk.RangePolicy(0, int(n_i * n_j)),
-            star_loop1_7259bce3,
+            star_loop1_7df9135a,
             n_j=n_j,
-            r=r,
             inp=inp,
             out=out_c,
         )
