@@ -1,4 +1,4 @@
-"""Let tiny parallel regions run serially: below a trip-count threshold dispatch overhead dominates."""
+"""Let small parallel regions run serially: below an estimated amount of work, dispatch overhead dominates."""
 
 from __future__ import annotations
 
@@ -6,42 +6,127 @@ from kpc.ir import nodes as n
 
 from .manager import Pass, register
 
-# Iterations below which a region with straight-line iterations runs serially.
-# A Kokkos OpenMP dispatch costs about 1-3 us on the 2-core reference machine
-# (PERFORMANCE_NOTES.md), i.e. a few hundred cheap iterations; 512 is the
-# starting point, to be re-measured with the benchmark suite. Emitted code reads
-# the environment variable KPC_SERIAL_THRESHOLD at run time: when set, its
-# integer value replaces ``ParallelInfo.serial_below`` (0 disables the guard).
+# Iterations below which a constant-trip plain ``range`` is not parallelized at all (parallelize).
 SERIAL_THRESHOLD = 512
 
+# The cost guard's unit of work: a region whose iterations cost this much in total
+# (estimated below, in "operations") runs serially. Measured on the 2-core reference
+# machine (benchmarks/results, quiet): a Kokkos OpenMP dispatch costs ~2 us, where
+# a serial loop does ~0.3-0.5 ns per simple operation, and 2 threads halve only the
+# loop part; 2-D sums (5 units per element) broke even near 10^4 elements, the
+# 5-point Laplacian (12 units) near 3*10^3. Emitted code reads the environment
+# variable KPC_SERIAL_THRESHOLD at run time: when set, its integer value replaces
+# ``ParallelInfo.serial_below`` (0 disables the guard).
+SERIAL_WORK = 32768
 
-def iterations_contain_loops(loop: n.For, module) -> bool:
-    """True when one iteration of the region runs a loop (its own or in a called function)."""
+# Estimated operations: loads, stores, +-*, comparisons count 1; divisions 4 (latency);
+# a transcendental call 20; a reduction update adds 4 (a chain the CPU cannot overlap);
+# an atomic update adds 20.
+_CALL_COST = {"sqrt": 4, "abs": 1, "fabs": 1, "min": 1, "max": 1, "floor": 2, "ceil": 2, "trunc": 2}
+_SLOW_OPS = {"/": 4, "//": 4, "%": 4, "**": 20}
+
+
+class _Unknown(Exception):
+    """An iteration's cost depends on run-time trip counts."""
+
+
+def _expr_cost(expr, module, seen) -> int:
+    total = 0
+    for node in n.walk(expr):
+        if isinstance(node, n.Index):
+            total += 1
+        elif isinstance(node, n.BinOp):
+            total += _SLOW_OPS.get(node.op, 1)
+        elif isinstance(node, (n.Compare, n.UnaryOp, n.BoolOp, n.Cast)):
+            total += 1
+        elif isinstance(node, n.Call):
+            if node.kind == "kernel" and node.func in module.functions:
+                if node.func in seen:
+                    raise _Unknown  # recursion
+                total += 2 + _block_cost(module.functions[node.func].body, module, seen | {node.func}, ())
+            else:
+                total += _CALL_COST.get(node.func.rsplit(".", 1)[-1], 20)
+    return total
+
+
+_FOLD = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b}
+
+
+def _constant_int(expr):
+    """The value of an integer expression of literals (``2 + 1``), else None."""
+    if isinstance(expr, n.Const):
+        return expr.value if type(expr.value) is int else None
+    if isinstance(expr, n.UnaryOp) and expr.op == "-":
+        value = _constant_int(expr.operand)
+        return None if value is None else -value
+    if isinstance(expr, n.BinOp) and expr.op in _FOLD:
+        left, right = _constant_int(expr.left), _constant_int(expr.right)
+        return None if left is None or right is None else _FOLD[expr.op](left, right)
+    return None
+
+
+def _constant_trip(loop: n.For):
+    values = [_constant_int(e) for e in (loop.start, loop.stop, loop.step)]
+    if None in values or values[2] == 0:
+        return None
+    return len(range(*values))
+
+
+def _block_cost(body, module, seen, reductions) -> int:
+    total = 0
+    for stmt in body:
+        if isinstance(stmt, n.For):
+            trip = _constant_trip(stmt)
+            if trip is None:
+                raise _Unknown
+            total += trip * (1 + _block_cost(stmt.body, module, seen, reductions))
+        elif isinstance(stmt, n.While):
+            raise _Unknown
+        elif isinstance(stmt, n.If):
+            total += _expr_cost(stmt.test, module, seen) + max(
+                _block_cost(stmt.body, module, seen, reductions), _block_cost(stmt.orelse, module, seen, reductions))
+        elif isinstance(stmt, n.AugAssign):
+            total += 1 + _expr_cost(stmt.value, module, seen) + _expr_cost(stmt.target, module, seen)
+            if stmt.atomic:
+                total += 20
+            elif isinstance(stmt.target, n.Name) and stmt.target.id in reductions:
+                total += 4
+        elif isinstance(stmt, n.Assign):
+            total += _expr_cost(stmt.value, module, seen) + (
+                0 if isinstance(stmt.target, n.Name) else _expr_cost(stmt.target, module, seen))
+        elif isinstance(stmt, (n.Return, n.ExprStmt)) and stmt.value is not None:
+            total += _expr_cost(stmt.value, module, seen)
+    return total
+
+
+def iteration_cost(loop: n.For, module) -> int | None:
+    """Estimated operations of one iteration of a region (of its collapsed nest), None when it
+    runs loops whose trip counts are only known at run time."""
     body = loop.body
     for _ in range(max(1, loop.parallel.depth if loop.parallel else 1) - 1):
         body = body[0].body if body and isinstance(body[0], n.For) else body
-    seen: set = set()
-    pending = [body]
-    while pending:
-        for node in n.walk(pending.pop()):
-            if isinstance(node, (n.For, n.While)):
-                return True
-            if isinstance(node, n.Call) and node.kind == "kernel" and node.func in module.functions \
-                    and node.func not in seen:
-                seen.add(node.func)
-                pending.append(module.functions[node.func].body)
-    return False
+    reductions = {spec.var for spec in loop.parallel.reductions} if loop.parallel else set()
+    if loop.parallel and loop.parallel.scan is not None:
+        reductions.add(loop.parallel.scan.var)
+    try:
+        return max(1, _block_cost(body, module, frozenset(), reductions))
+    except _Unknown:
+        return None
 
 
 @register
 class CostGuard(Pass):
-    """Set ``serial_below`` on regions whose iterations are straight-line code.
+    """Set ``serial_below`` from an estimate of the work of one iteration.
 
     The guard compares the region's iteration count (the product of the
     collapsed extents for an MDRange) with ``serial_below`` at run time and runs
-    the region serially below it. Regions whose iterations contain loops (the
-    Lennard-Jones ``prange`` with its inner ``j`` loop) do enough work per
-    iteration to be worth a dispatch at any size and keep ``serial_below=None``.
+    the region serially below it: ``SERIAL_WORK`` divided by the estimated
+    operations of one iteration (loops with constant trip counts, such as the
+    star stencil's ``k`` loop once ``propagate-constants`` ran, are multiplied
+    out; helper calls are costed through). Regions whose iterations run loops of
+    run-time trip count (the Lennard-Jones ``prange`` with its inner ``j`` loop)
+    do enough work per iteration to be worth a dispatch at any size and keep
+    ``serial_below=None`` (only a single iteration runs serially).
 
     Before::
 
@@ -52,7 +137,7 @@ class CostGuard(Pass):
     After (report)::
 
         @scale (role entry)
-          line 4, i in range: parallel_for [Range]: independent writes to x[i]; serial below 512 iterations
+          line 4, i in range: parallel_for [Range]: independent writes to x[i]; serial below 10923 iterations (~3 operations each)
     """
 
     name = "cost-guard"
@@ -63,10 +148,11 @@ class CostGuard(Pass):
             for node in n.walk(function):
                 if isinstance(node, n.For) and node.parallel is not None:
                     info = node.parallel
-                    if iterations_contain_loops(node, module):
+                    cost = iteration_cost(node, module)
+                    if cost is None:
                         info.serial_below = None
                     else:
-                        info.serial_below = SERIAL_THRESHOLD
-                        note = f"serial below {SERIAL_THRESHOLD} iterations"
+                        info.serial_below = -(-SERIAL_WORK // cost)
+                        note = f"serial below {info.serial_below} iterations (~{cost} operations each)"
                         if note not in info.reason:
                             info.reason = f"{info.reason}; {note}" if info.reason else note

@@ -3,7 +3,7 @@
 from source_ir import run
 
 from kpc.ir import nodes as n
-from kpc.passes.cost_guard import SERIAL_THRESHOLD
+from kpc.passes.cost_guard import SERIAL_WORK
 
 ANNOTATE = ["parallelize", "recognize-reductions", "infer-dispatch", "cost-guard", "choose-schedule"]
 
@@ -167,8 +167,47 @@ def test_cost_guard_applies_to_straight_line_iterations_only():
                 out[i] = inner_work(a[i])
         """, {"k": "(f8[:, :], f8[:, :], f8[:])"}, ANNOTATE)
     mdrange, calls_loop = regions(module.functions["k"])
-    assert mdrange.parallel.serial_below == SERIAL_THRESHOLD == 512
+    assert mdrange.parallel.serial_below == -(-SERIAL_WORK // 3)  # load, multiply, store
     assert calls_loop.parallel.serial_below is None
+
+
+def test_cost_guard_threshold_follows_the_work_of_an_iteration():
+    module, _ = run("""
+        @njit(parallel=True)
+        def star(inp, out):
+            r = 2
+            for i in prange(r, inp.shape[0] - r):
+                for j in range(r, inp.shape[1] - r):
+                    acc = 0.0
+                    for k in range(1, r + 1):
+                        acc += (inp[i, j + k] - inp[i, j - k]) / (2.0 * k * r)
+                    out[i, j] += acc
+
+        @njit(parallel=True)
+        def total(x):
+            s = 0.0
+            for i in prange(x.shape[0]):
+                s += x[i]
+            return s
+
+        @njit(parallel=True)
+        def expo(x, out):
+            for i in prange(x.shape[0]):
+                out[i] = math.exp(x[i])
+
+        @njit(parallel=True)
+        def rows(x, out):
+            for i in prange(x.shape[0]):
+                for j in range(x.shape[1]):
+                    out[i] += x[i, j]
+        """, {"star": "(f8[:, :], f8[:, :])", "total": "(f8[:],)", "expo": "(f8[:], f8[:])",
+              "rows": "(f8[:, :], f8[:])"}, ["propagate-constants"] + ANNOTATE)
+    below = {name: regions(f)[0].parallel.serial_below for name, f in module.functions.items()}
+    # star: the constant k loop (2 trips) is multiplied out; s += x[i] is a load plus a reduction chain;
+    # exp costs far more than a load; a run-time inner loop keeps the region always parallel.
+    assert below["total"] == -(-SERIAL_WORK // 6)
+    assert below["star"] < below["expo"] < below["total"]
+    assert below["rows"] is None
 
 
 def test_schedules():
