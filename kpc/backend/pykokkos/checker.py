@@ -4,6 +4,8 @@ Upstream PyKokkos is not installable here, so emitted modules are checked by
 reading them: ``check(source_text)`` parses the text and returns one
 ``Violation`` per broken rule (empty list = the module keeps every rule checked).
 Each rule has an id; the contract section it comes from is in ``RULES``.
+``check(text, space="Cuda")`` (or any module that names ``pk.Cuda``) adds the Cuda-space
+rules of ``CUDA_RULES``: upstream does not move NumPy arrays to the device (§4).
 
 >>> bad = '''
 ... import pykokkos as pk
@@ -61,6 +63,16 @@ RULES = {
     "string": "no string constants inside workunits/functions (except pk.printf's format)",
 }
 
+CUDA_RULES = {
+    "cuda-policy-space": "§4 Cuda space: every policy names pk.Cuda (an int policy or a RangePolicy without a "
+                         "space runs in the default host space); no pk.set_default_space to another space",
+    "cuda-numpy-argument": "§4 Cuda space: NumPy arrays are not moved to the device, so no workunit argument is "
+                           "a NumPy array (a np.* result, or a caller's parameter passed on unconverted)",
+    "cuda-host-view": "§4/§7 Cuda space: no pk.array/pk.View/pk.zeros (they wrap or allocate host memory); "
+                      "device arrays are CuPy arrays",
+}
+RULES.update(CUDA_RULES)
+
 _ALLOWED_PK = frozenset(
     """workunit function parallel_for parallel_reduce parallel_scan RangePolicy TeamPolicy TeamThreadRange
     AUTO OpenMP Serial Threads Cuda HIP ExecutionSpace set_default_space Acc double float real
@@ -87,13 +99,21 @@ class Violation:
         return f"{self.line}:{self.col + 1}: [{self.rule}] {self.message}"
 
 
-def check(source_text: str) -> list:
-    """Every rule violation of a PyKokkos module, in source order."""
+def check(source_text: str, space: str | None = None) -> list:
+    """Every rule violation of a PyKokkos module, in source order.
+
+    ``space``: the execution space the module was built for; ``"Cuda"`` adds ``CUDA_RULES``,
+    as does a module that names ``pk.Cuda`` itself.
+    """
     try:
         tree = ast.parse(source_text)
     except SyntaxError as exc:
         return [Violation("syntax", exc.lineno or 0, (exc.offset or 1) - 1, exc.msg)]
-    return sorted(_Checker(tree).run(), key=lambda v: (v.line, v.col, v.rule))
+    checker = _Checker(tree)
+    violations = checker.run()
+    if (space or "").lower() == "cuda" or checker.names_space("Cuda"):
+        violations += _CudaRules(checker).run()
+    return sorted(violations, key=lambda v: (v.line, v.col, v.rule))
 
 
 class _Checker:
@@ -139,6 +159,11 @@ class _Checker:
                 self.add("decorator-spelling", decorator,
                          f"decorator must use the pykokkos import alias ({self.alias or 'pk'!s})")
         return None
+
+    def names_space(self, space: str) -> bool:
+        """Does the module refer to ``pk.<space>`` (or ``pk.ExecutionSpace.<space>``) anywhere?"""
+        return any(isinstance(node, ast.Attribute) and node.attr == space and _root_name(node) == self.alias
+                   for node in ast.walk(self.tree))
 
     def run(self) -> list:
         uses_pk = False
@@ -590,3 +615,107 @@ class _Unit:
             self._subscript(base)
         else:
             self.expr(base)
+
+
+def _root_name(node) -> str | None:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+# NumPy functions that make host arrays (np.sqrt(x) and the like also take scalars, so they are not listed).
+_NUMPY_ARRAYS = frozenset("""empty zeros ones full empty_like zeros_like ones_like full_like array asarray
+    ascontiguousarray asfortranarray copy arange linspace eye identity frombuffer fromfunction""".split())
+
+
+class _CudaRules:
+    """The Cuda-space rules: policies name pk.Cuda, workunits get device arrays only (§4, §7)."""
+
+    def __init__(self, checker: _Checker):
+        self.c = checker
+        self.alias = checker.alias
+        self.numpy = {a.asname or a.name for node in checker.tree.body if isinstance(node, ast.Import)
+                      for a in node.names if a.name == "numpy"}
+        self.workunits = {name for name, (kind, _) in checker.units.items() if kind == "workunit"}
+        self.violations: list = []
+
+    def add(self, rule: str, node, message: str) -> None:
+        self.violations.append(Violation(rule, getattr(node, "lineno", 0), getattr(node, "col_offset", 0), message))
+
+    def _pk_call(self, node) -> str | None:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == self.alias:
+            return node.func.attr
+        return None
+
+    def _is_cuda(self, node) -> bool:
+        return isinstance(node, ast.Attribute) and node.attr == "Cuda" and _root_name(node) == self.alias
+
+    def _numpy_array_call(self, node) -> bool:
+        """``np.<f>(...)`` that makes a host array (``np.random.<f>`` included)."""
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and _root_name(node.func) in self.numpy):
+            return False
+        return node.func.attr in _NUMPY_ARRAYS or ast.unparse(node.func).split(".")[1:2] == ["random"]
+
+    def run(self) -> list:
+        default_cuda = False
+        for node in ast.walk(self.c.tree):
+            call = self._pk_call(node)
+            if call == "set_default_space":
+                if node.args and self._is_cuda(node.args[0]):
+                    default_cuda = default_cuda or any(node is getattr(stmt, "value", None) for stmt in self.c.tree.body)
+                else:
+                    self.add("cuda-policy-space", node, "pk.set_default_space to a space other than pk.Cuda")
+            elif call in ("array", "View", "zeros"):
+                self.add("cuda-host-view", node, f"pk.{call}(...) wraps or allocates host memory: "
+                                                 "pass CuPy arrays to Cuda workunits")
+        for fn in ast.walk(self.c.tree):
+            if isinstance(fn, ast.FunctionDef) and fn.name not in self.c.units:
+                self._caller(fn, default_cuda)
+        return self.violations
+
+    def _caller(self, fn: ast.FunctionDef, default_cuda: bool) -> None:
+        params = {a.arg for a in fn.args.args + fn.args.kwonlyargs}
+        bound: dict = {}  # name -> values assigned to it in this function
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    names = target.elts if isinstance(target, ast.Tuple) else [target]
+                    values = node.value.elts if isinstance(node.value, ast.Tuple) and isinstance(target, ast.Tuple) \
+                        and len(node.value.elts) == len(names) else [node.value] * len(names)
+                    for name, value in zip(names, values):
+                        if isinstance(name, ast.Name):
+                            bound.setdefault(name.id, []).append(value)
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target, ast.Name):
+                bound.setdefault(node.target.id, []).append(node.value)
+        for node in ast.walk(fn):
+            if self._pk_call(node) not in _DISPATCH_LEADING:
+                continue
+            positions = [i for i, a in enumerate(node.args) if isinstance(a, ast.Name) and a.id in self.workunits]
+            if not positions:
+                continue
+            policy = node.args[positions[-1] - 1] if positions[-1] > 0 else None
+            if not default_cuda and not (self._pk_call(policy) in ("RangePolicy", "TeamPolicy")
+                                         and policy.args and self._is_cuda(policy.args[0])):
+                shown = ast.unparse(policy) if policy is not None else "no policy"
+                self.add("cuda-policy-space", node, f"{fn.name}: policy `{shown}` runs in the default space, "
+                                                    "not pk.Cuda: write pk.RangePolicy(pk.Cuda, begin, end)")
+            for keyword in node.keywords:
+                why = self._numpy_argument(keyword.value, params, bound)
+                if why:
+                    self.add("cuda-numpy-argument", keyword.value,
+                             f"{fn.name}: {keyword.arg}={ast.unparse(keyword.value)} {why}")
+
+    def _numpy_argument(self, value, params: set, bound: dict) -> str | None:
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "view":
+            value = value.func.value  # a.view(np.uint8): the same memory as a
+        if self._numpy_array_call(value):
+            return "is a NumPy array, which upstream does not move to the device"
+        if not isinstance(value, ast.Name):
+            return None
+        if any(self._numpy_array_call(v) for v in bound.get(value.id, ())):
+            return "is assigned a NumPy array, which upstream does not move to the device"
+        if value.id in params and value.id not in bound:
+            return "passes the caller's argument unconverted: a NumPy array would stay on the host"
+        return None

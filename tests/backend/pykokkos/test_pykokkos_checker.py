@@ -4,7 +4,7 @@ import textwrap
 
 import pytest
 
-from kpc.backend.pykokkos.checker import RULES, check
+from kpc.backend.pykokkos.checker import CUDA_RULES, RULES, check
 
 HEAD = "import math\n\nimport numpy as np\nimport pykokkos as pk\n\n\n"
 
@@ -38,6 +38,18 @@ GOOD = HEAD + textwrap.dedent('''
 
     def caller(a):
         return pk.parallel_reduce(pk.RangePolicy(0, a.shape[0]), total, a=a, scale=2.0)
+''')
+
+CUDA_WU = HEAD + "@pk.workunit\ndef k(i: int, x: pk.View1D[pk.double]):\n    x[i] = 0.0\n\n\n"
+
+GOOD_CUDA = CUDA_WU + textwrap.dedent('''
+    def run(x, n):
+        x = cp.ascontiguousarray(cp.asarray(x))
+        y = cp.empty(n, dtype=np.float64)
+        pk.parallel_for(pk.RangePolicy(pk.Cuda, 0, x.shape[0]), k, x=x)
+        pk.parallel_for(pk.RangePolicy(pk.Cuda, 0, n), k, x=y.view(np.uint8))
+        s = np.sqrt(float(n))
+        return s
 ''')
 
 BAD = {
@@ -77,7 +89,16 @@ BAD = {
                            "def run(x):\n    pk.parallel_for(x.shape[0], k, x=x, extra=1)\n",
     "cpp-keyword": wu("new: pk.double = 1.0"),
     "string": wu("y: pk.double = 'a'"),
+    "cuda-policy-space": CUDA_WU + "def run(x):\n    x = cp.asarray(x)\n    pk.parallel_for(x.shape[0], k, x=x)\n",
+    "cuda-numpy-argument": CUDA_WU + "def run(n):\n    y = np.zeros(n)\n"
+                                     "    pk.parallel_for(pk.RangePolicy(pk.Cuda, 0, n), k, x=y)\n",
+    "cuda-host-view": CUDA_WU + "def run(n):\n    y = cp.zeros(n)\n    v = pk.View([n], pk.double)\n"
+                                "    pk.parallel_for(pk.RangePolicy(pk.Cuda, 0, n), k, x=y)\n",
 }
+
+
+def check_in_space(text: str, rule: str) -> list:
+    return check(text, space="Cuda" if rule in CUDA_RULES else None)
 
 
 def test_every_rule_has_a_bad_snippet():
@@ -90,7 +111,7 @@ def test_good_module_passes():
 
 @pytest.mark.parametrize("rule", sorted(BAD))
 def test_rule_is_caught(rule):
-    violations = check(BAD[rule])
+    violations = check_in_space(BAD[rule], rule)
     assert rule in {v.rule for v in violations}, [str(v) for v in violations]
 
 
@@ -123,3 +144,39 @@ def test_more_cases(snippet, rule):
         assert rules == set(), rules
     else:
         assert rule in rules
+
+
+def test_good_cuda_module_passes():
+    assert check(GOOD_CUDA, space="Cuda") == []
+
+
+def test_cuda_rules_apply_to_cuda_modules_only():
+    """Host output may pass NumPy arrays; a module that names pk.Cuda is checked as Cuda output."""
+    assert check(BAD["cuda-policy-space"]) == []
+    assert {v.rule for v in check(GOOD, space="Cuda")} == {"cuda-policy-space", "cuda-numpy-argument"}
+    mixed = BAD["cuda-policy-space"] + "\n\ndef run2(x):\n    x = cp.asarray(x)\n" \
+                                       "    pk.parallel_for(pk.RangePolicy(pk.Cuda, 0, 3), k, x=x)\n"
+    assert {v.rule for v in check(mixed)} == {"cuda-policy-space"}
+
+
+@pytest.mark.parametrize("snippet, rule", [
+    (CUDA_WU + "def run(x):\n    pk.parallel_for(pk.RangePolicy(pk.Cuda, 0, 3), k, x=x)\n", "cuda-numpy-argument"),
+    (CUDA_WU + "def run(x):\n    x = cp.asarray(x)\n    pk.parallel_for(pk.RangePolicy(pk.OpenMP, 0, 3), k, x=x)\n",
+     "cuda-policy-space"),
+    (CUDA_WU + "def run(x):\n    x = cp.asarray(x)\n    pk.parallel_for(pk.RangePolicy(0, 3), k, x=x)\n",
+     "cuda-policy-space"),
+    (CUDA_WU + "pk.set_default_space(pk.Cuda)\n\n\ndef run(x):\n    x = cp.asarray(x)\n"
+               "    pk.parallel_for(3, k, x=x)\n", None),
+    (CUDA_WU + "pk.set_default_space(pk.OpenMP)\n", "cuda-policy-space"),
+    (CUDA_WU + "def run(x):\n    pk.parallel_for(pk.RangePolicy(pk.Cuda, 0, 3), k, x=np.ones(3))\n",
+     "cuda-numpy-argument"),
+    (CUDA_WU + "def run(n):\n    y = np.random.rand(n)\n    pk.parallel_for(pk.RangePolicy(pk.Cuda, 0, n), k, x=y)\n",
+     "cuda-numpy-argument"),
+    (CUDA_WU + "def run(x):\n    v = pk.array(x)\n", "cuda-host-view"),
+])
+def test_more_cuda_cases(snippet, rule):
+    rules = {v.rule for v in check(snippet, space="Cuda")}
+    if rule is None:
+        assert rules == set(), rules
+    else:
+        assert rule in rules, rules
