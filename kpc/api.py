@@ -86,7 +86,8 @@ def build_pykokkos(path, out_dir, signatures=None, space: str | None = None,
     """Translate the Numba kernels of ``path`` into a PyKokkos module ``<out_dir>/<stem>.py``.
 
     ``signatures`` as for ``load_module``; ``space``: ``None`` for PyKokkos's default
-    execution space, or ``"OpenMP"``, ``"Serial"``, ``"Threads"``. Kernels that cannot be
+    execution space, ``"OpenMP"``, ``"Serial"``, ``"Threads"``, or ``"Cuda"`` (the callers pass
+    CuPy arrays; the contract check adds the Cuda rules). Kernels that cannot be
     translated stay Numba (re-exported from ``path``), listed in the returned report. A
     kernel the frontend or the type passes reject keeps the whole module as Numba, with
     that diagnostic as the reason. ``auto_parallel=False``: only ``prange`` loops run in parallel.
@@ -113,7 +114,8 @@ def build_pykokkos(path, out_dir, signatures=None, space: str | None = None,
     with open(temporary, "w", encoding="utf-8") as handle:
         handle.write(result.source)
     os.replace(temporary, output)
-    return PyKokkosBuild(result.source, output, result.kernels, check(result.source), list(ctx.warnings))
+    return PyKokkosBuild(result.source, output, result.kernels, check(result.source, space=space),
+                         list(ctx.warnings))
 
 
 def check_pykokkos(path) -> list:

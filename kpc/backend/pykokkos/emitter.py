@@ -32,13 +32,14 @@ from . import spelling
 from .bounds import Bounds
 from .device import DeviceCode, DeviceSignature, NameAllocator, all_names
 from .effects import names_bound, undefined_names, written_params
-from .helpers import AS_VIEW, DEVICE_HELPERS, HOST_HELPERS, WRITE_BACK
+from .helpers import AS_VIEW, CUDA_HOST_HELPERS, CUPY_IMPORT, DEVICE_HELPERS, HOST_HELPERS, PASSED_CUPY, WRITE_BACK
 from .host import HostCode
 from .model import CallerModel, FunctionModel, KeptModel, ModuleModel
 from .regions import RegionLowering
 from .unsupported import Unsupported, loc_of
 
 HOST_SPACES = ("OpenMP", "Serial", "Threads")
+DEVICE_SPACES = ("Cuda",)
 
 
 @dataclass
@@ -194,9 +195,11 @@ class _Context:
     def __init__(self, module, space: str | None):
         self.module = module
         self.space = f"pk.{space}" if space else None
+        self.on_device = space in DEVICE_SPACES  # arrays travel as CuPy arrays (contract §4)
         self.basename = os.path.basename(module.path)
         self.source_lines = module.source.splitlines()
-        self.module_names = set(module.functions) | set(DEVICE_HELPERS) | set(HOST_HELPERS) | {"_numba"}
+        self.module_names = set(module.functions) | set(DEVICE_HELPERS) | set(HOST_HELPERS) \
+            | set(CUDA_HOST_HELPERS) | {"_numba"}
         self.device = _DeviceFunctions(self)
         self.written = written_params(module.functions)
         self.host_calls: set = set()
@@ -240,12 +243,11 @@ def _kept_reason(exc: Unsupported) -> str:
 
 
 class PyKokkosEmitter:
-    """Emits one module. ``space``: ``None`` (PyKokkos's default space) or a host space name."""
+    """Emits one module. ``space``: ``None`` (PyKokkos's default space), a host space name or ``Cuda``."""
 
     def __init__(self, module, output_path: str, space: str | None = None):
-        if space is not None and space not in HOST_SPACES:
-            raise ValueError(f"space {space!r}: kpc's PyKokkos callers pass NumPy arrays, which upstream "
-                             f"does not move to a device; choose one of {', '.join(HOST_SPACES)} or None")
+        if space is not None and space not in HOST_SPACES + DEVICE_SPACES:
+            raise ValueError(f"space {space!r}: choose one of {', '.join(HOST_SPACES + DEVICE_SPACES)} or None")
         self.module = module
         self.output_path = output_path
         self.space = space
@@ -299,11 +301,18 @@ class PyKokkosEmitter:
     # ------------------------------------------------------------------ pieces
     def _caller(self, fn: n.Function, callables: dict):
         _require_defined(fn)
-        host = HostCode(fn, callables, all_names(fn) | self.ctx.module_names)
+        on_device = self.ctx.on_device
+        if on_device and "cp" in all_names(fn):
+            raise Unsupported(f"a variable named 'cp' in '{fn.name}'", loc_of(fn),
+                              "the Cuda-space output imports CuPy as cp; rename the variable")
+        host = HostCode(fn, callables, all_names(fn) | self.ctx.module_names, on_device)
         regions = RegionLowering(self.ctx, fn, host)
         host.regions = regions
         written = self.written.get(fn.name, set())
         preamble, write_back = [], []
+        arrays = [p.name for p in fn.params if isinstance(p.type, ArrayType)]
+        if on_device and arrays and _returns_array(fn.return_type):
+            host.passed_cupy = host.fresh("cupy_args")
         for p in fn.params:
             if p.default is not None:
                 raise Unsupported(f"default value of parameter '{p.name}'", loc_of(p))
@@ -325,6 +334,8 @@ class PyKokkosEmitter:
         if write_back:
             host.depth = 1
         host.body(fn.body)
+        if PASSED_CUPY in host.helpers:  # an array result other than an argument: NumPy or CuPy, as passed
+            preamble.insert(0, f"{host.passed_cupy} = {PASSED_CUPY}({', '.join(arrays)})")
         self.ctx.host_calls |= host.numba_calls
         body = [(0, line) for line in preamble]
         if write_back:
@@ -336,6 +347,7 @@ class PyKokkosEmitter:
         caller = CallerModel(fn.name, ", ".join(p.name for p in fn.params), fn.docstring, body)
         self.ctx.use_helpers({AS_VIEW} if preamble and any(AS_VIEW in t for t in preamble) else set())
         self.ctx.use_helpers({WRITE_BACK} if write_back else set())
+        self.ctx.use_helpers(host.helpers)
         return caller, regions.regions
 
     def _functions(self, used: set) -> list:
@@ -411,13 +423,20 @@ class PyKokkosEmitter:
             imports.append("import numpy as np")
         if functions or workunits:
             imports.append("import pykokkos as pk")
-        helpers = [HOST_HELPERS[h] for h in HOST_HELPERS if h in self.ctx.helpers_used]
+        host_helpers = CUDA_HOST_HELPERS if self.ctx.on_device else HOST_HELPERS
+        helpers = [host_helpers[h] for h in host_helpers if h in self.ctx.helpers_used]
+        if self.ctx.on_device and (helpers or "cp." in host_text):
+            imports += ["", CUPY_IMPORT]
         numba_source = absolute = None
         if kept or "_numba." in host_text:
             out_dir = os.path.dirname(os.path.abspath(self.output_path))
             absolute = os.path.abspath(self.module.path)
             numba_source = os.path.relpath(absolute, out_dir)
         return ModuleModel(header, imports, helpers, numba_source, absolute, functions, workunits, callers, kept)
+
+
+def _returns_array(ty) -> bool:
+    return isinstance(ty, ArrayType) or (isinstance(ty, TupleType) and any(map(_returns_array, ty.elements)))
 
 
 def _require_defined(fn: n.Function) -> None:
@@ -453,6 +472,19 @@ def _header(module, space, reports) -> list:
         "its parallel loops run as the @pk.workunit functions below, in the "
         + (f"pk.{space} execution space." if space else "default PyKokkos execution space."),
         "",
+    ]
+    if space in DEVICE_SPACES:
+        lines += [
+            f"{space} space: every policy names it, pk.RangePolicy(pk.{space}, begin, end); the process-wide",
+            "default space (pk.set_default_space) is left alone. Upstream does not move NumPy arrays to",
+            "the device, so the callers pass CuPy arrays to the workunits: a NumPy argument is copied to",
+            "the device (and back, if a kernel writes it), a C-contiguous CuPy argument of the built dtype",
+            "is used in place. Arrays the callers allocate are CuPy arrays; array results come back as",
+            "CuPy when any argument was CuPy, else as NumPy; scalar results as Python numbers. Needs the",
+            "cupy package. kpc's tests check this text statically; they do not run it on a GPU.",
+            "",
+        ]
+    lines += [
         "Compilation cache: upstream PyKokkos caches each compiled workunit under ./pk_cpp by file path",
         "and workunit name only, never by source. Every workunit name here ends in a hash of its own",
         "source and of every @pk.function in this file (upstream compiles all of them into each",
@@ -467,6 +499,8 @@ def _header(module, space, reports) -> list:
         for r in kept:
             where = f" (line {r.line})" if r.line else ""
             lines.append(f"    {r.name}{where}: {r.construct}" + (f"; {r.reason}" if r.reason else ""))
+        if space in DEVICE_SPACES:
+            lines.append("These run on the host, as Numba, and take NumPy arrays only.")
     return lines
 
 
@@ -531,7 +565,7 @@ def emit_module(module, output_path: str, space: str | None = None) -> EmitResul
     """The PyKokkos module for ``module`` (an IR module after the ``pykokkos`` pipeline).
 
     ``output_path``: where the text will be written (relative paths inside it are resolved
-    from there); ``space``: ``None`` for PyKokkos's default execution space, or ``OpenMP``,
-    ``Serial``, ``Threads``.
+    from there); ``space``: ``None`` for PyKokkos's default execution space, ``OpenMP``,
+    ``Serial``, ``Threads``, or ``Cuda`` (callers pass CuPy arrays to the workunits).
     """
     return PyKokkosEmitter(module, output_path, space).emit()

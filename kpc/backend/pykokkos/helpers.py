@@ -5,7 +5,9 @@
   (PYKOKKOS_CONTRACT.md §12). The integer quotient goes through a ``double``
   division of an exact multiple, which is exact below 2**53 (a 32-bit cast is not
   an option for int64 values).
-- host helpers of the callers: argument checks/conversion and the write-back.
+- host helpers of the callers: argument checks/conversion and the write-back, in two
+  versions: host spaces wrap NumPy arrays zero-copy; the Cuda space passes CuPy arrays,
+  because upstream does not move NumPy arrays to the device (PYKOKKOS_CONTRACT.md §4).
 """
 
 from __future__ import annotations
@@ -66,6 +68,9 @@ DEVICE_HELPERS = {
 
 AS_VIEW = "_as_view"
 WRITE_BACK = "_write_back"
+PASSED_CUPY = "_passed_cupy"
+RETURNED = "_returned"
+READ = "_read"
 
 HOST_HELPERS = {
     AS_VIEW: f'''def {AS_VIEW}(name, array, dtype, ndim):
@@ -86,3 +91,44 @@ HOST_HELPERS = {
     if used is not original:
         original[...] = used''',
 }
+
+
+CUDA_HOST_HELPERS = {
+    AS_VIEW: f'''def {AS_VIEW}(name, array, dtype, ndim):
+    """``array`` as upstream PyKokkos takes it in the Cuda space: a C-contiguous CuPy array of the built dtype.
+
+    Upstream does not move NumPy arrays to the device and ignores strides, so a NumPy
+    argument travels as a device copy, and so does a non-contiguous CuPy argument; a
+    C-contiguous CuPy argument is used in place (zero copy).
+    """
+    if not isinstance(array, (np.ndarray, cp.ndarray)) or array.dtype != dtype or array.ndim != ndim:
+        got = f"{{array.ndim}}-d {{array.dtype}} array" if hasattr(array, "ndim") else type(array).__name__
+        raise TypeError(
+            f"{{name}}: this module was built for a {{ndim}}-d {{np.dtype(dtype).name}} array (NumPy or CuPy), "
+            f"got a {{got}}; rebuild it with kpc for other types"
+        )
+    if isinstance(array, cp.ndarray) and array.flags.c_contiguous:
+        return array
+    return cp.ascontiguousarray(cp.asarray(array))''',
+    WRITE_BACK: f'''def {WRITE_BACK}(original, used):
+    """Copy what the kernel wrote into a converted argument back into the caller's array (NumPy or CuPy)."""
+    if used is not original:
+        original[...] = used.get() if isinstance(original, np.ndarray) else used''',
+    PASSED_CUPY: f'''def {PASSED_CUPY}(*arrays):
+    """Whether the caller passed any CuPy array: array results then stay on the device."""
+    return any(isinstance(array, cp.ndarray) for array in arrays)''',
+    RETURNED: f'''def {RETURNED}(array, on_device):
+    """An array result as the caller passed its arrays: CuPy if any was CuPy, else NumPy."""
+    return array if on_device else cp.asnumpy(array)''',
+    READ: f'''def {READ}(element):
+    """An element of a device array read by serial host code, as the NumPy scalar Numba's code sees."""
+    return element.get()[()]''',
+}
+
+CUPY_IMPORT = '''try:
+    import cupy as cp
+except ImportError as error:
+    raise ImportError(
+        "this module was built by kpc for the PyKokkos Cuda space, where arguments travel as CuPy "
+        "arrays: it needs the cupy package (CuPy for your CUDA version)"
+    ) from error'''

@@ -10,6 +10,11 @@ writes back into the user's arrays, and returns what Numba returns (Python
 Host arithmetic is Python's, which is what Numba implements for ``//``, ``%``,
 negative indices and ``range``; scalar math goes through NumPy so that domain errors
 give ``nan``/``inf`` as in Numba instead of raising.
+
+In the Cuda space (``on_device``) the caller's arrays are CuPy arrays: allocations use
+``cp.``, an element the host reads comes back as a NumPy scalar (``_read``), array
+results go back to NumPy unless the caller passed CuPy arrays (``_returned``), and
+the Numba originals (which cannot read CuPy arrays) are never handed an array.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from kpc.ir.types import SCALARS, UNKNOWN, ArrayType, DTypeType, NoneType, Scala
 
 from . import spelling
 from .bounds import is_extent
+from .helpers import PASSED_CUPY, READ, RETURNED
 from .unsupported import Unsupported, loc_of
 
 _PREC = {
@@ -41,8 +47,12 @@ _PYTHON_MATH = frozenset("erf erfc gamma lgamma factorial".split())
 class HostCode:
     """The body of one caller. ``names``: IR name -> host name (converted array arguments)."""
 
-    def __init__(self, function: n.Function, callables: dict, taken: set):
+    def __init__(self, function: n.Function, callables: dict, taken: set, on_device: bool = False):
         self.function = function
+        self.on_device = on_device
+        self.arrays = "cp" if on_device else "np"  # the module that allocates the caller's arrays
+        self.passed_cupy = None  # Cuda space: the name of the caller's "were CuPy arrays passed" flag
+        self.helpers: set = set()  # host helpers the body uses
         self.callables = callables  # kernel name -> module-level Python name, None for device-only
         self.names: dict = {}
         self.taken = set(taken)
@@ -174,6 +184,10 @@ class HostCode:
                 raise Unsupported(f"call to '{e.func}'", loc_of(e), "not a kernel of this module")
             if target.startswith("_numba."):
                 self.numba_calls.add(e.func)
+                if self.on_device and any(isinstance(getattr(a, "type", None), ArrayType) for a in e.args):
+                    raise Unsupported(f"serial host code passes an array to the Numba original of '{e.func}'",
+                                      loc_of(e), "in the Cuda space the arrays are CuPy arrays, which Numba "
+                                      "cannot read")
             return f"{target}({', '.join(args)})", _ATOM
         if e.kind == "math":
             name = e.func.split(".")[-1]
@@ -194,7 +208,7 @@ class HostCode:
             raise Unsupported(f"builtin '{e.func}'", loc_of(e))
         name = e.func.split(".")[-1]
         if e.kind == "numpy" and not e.func.startswith(".") and name in HOST_NUMPY:
-            return f"np.{name}({', '.join(args)})", _ATOM
+            return f"{self.arrays}.{name}({', '.join(args)})", _ATOM
         raise Unsupported(f"NumPy call '{e.func}'", loc_of(e), "array-level NumPy needs the lower-numpy pass")
 
     def _x_Cast(self, e):
@@ -214,7 +228,20 @@ class HostCode:
         if any(isinstance(i, n.Slice) for i in e.indices):
             raise Unsupported(f"array slice '{e}'", loc_of(e), "array-level code needs the lower-numpy pass")
         inner = ", ".join(self.expr(i) for i in e.indices)
-        return f"{self._wrap(e.base, _ATOM)}[{inner}]", _ATOM
+        text = f"{self._wrap(e.base, _ATOM)}[{inner}]"
+        if self.on_device and _is_element(e):
+            self.helpers.add(READ)
+            return f"{READ}({text})", _ATOM
+        return text, _ATOM
+
+    def target(self, e) -> str:
+        """A store target: elements of device arrays are written in place (no ``_read``)."""
+        if isinstance(e, n.Index):
+            inner = ", ".join(self.expr(i) for i in e.indices)
+            return f"{self._wrap(e.base, _ATOM)}[{inner}]"
+        if isinstance(e, n.TupleExpr):
+            return ", ".join(self.target(t) for t in e.elements)
+        return self.expr(e)
 
     def _x_Attribute(self, e):
         if e.attr not in ("shape", "size", "ndim", "dtype"):
@@ -239,14 +266,9 @@ class HostCode:
 
     def stmt(self, s) -> None:
         if isinstance(s, n.Assign):
-            target = s.target
-            if isinstance(target, n.TupleExpr):
-                text = ", ".join(self.expr(t) for t in target.elements)
-            else:
-                text = self.expr(target)
-            self.emit(f"{text} = {self.expr(s.value)}")
+            self.emit(f"{self.target(s.target)} = {self.expr(s.value)}")
         elif isinstance(s, n.AugAssign):
-            self.emit(f"{self.expr(s.target)} {s.op}= {self.expr(s.value)}")
+            self.emit(f"{self.target(s.target)} {s.op}= {self.expr(s.value)}")
         elif isinstance(s, n.For):
             if s.parallel is not None:
                 self.regions.lower(s)
@@ -312,7 +334,20 @@ class HostCode:
                 return f"float({text})"
         if isinstance(ty, TupleType):
             raise Unsupported("returning a tuple held in a variable", loc_of(value))
+        if self.on_device and isinstance(ty, ArrayType):
+            self.helpers.add(RETURNED)
+            if self.passed_cupy:
+                self.helpers.add(PASSED_CUPY)
+            return f"{RETURNED}({text}, {self.passed_cupy or 'False'})"
         return text
+
+
+def _is_element(e: n.Index) -> bool:
+    """Does ``e`` read one element (a scalar), not a subarray?"""
+    ty, base = getattr(e, "type", None), getattr(e.base, "type", None)
+    if not isinstance(base, ArrayType):
+        return False  # a shape entry, a tuple element: host values already
+    return isinstance(ty, ScalarType) or (not isinstance(ty, ArrayType) and base.ndim == len(e.indices))
 
 
 def _blocks(body: list):

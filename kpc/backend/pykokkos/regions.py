@@ -12,8 +12,9 @@ Four shapes, chosen from the loop's ``ParallelInfo`` (PYKOKKOS_CONTRACT.md §2, 
 - a sum scan: ``def wu(i: int, s: pk.Acc[T], final: bool, <captures>)`` with every
   store under ``if final:``.
 
-Policies are ``pk.RangePolicy([space,] begin, end)`` with Python-int bounds;
-MDRange regions must have been flattened by ``flatten-mdrange``.
+Policies are ``pk.RangePolicy([space,] begin, end)`` with Python-int bounds
+(``pk.RangePolicy(pk.Cuda, ...)`` in the Cuda space, where partial-result arrays are
+CuPy arrays); MDRange regions must have been flattened by ``flatten-mdrange``.
 """
 
 from __future__ import annotations
@@ -342,12 +343,15 @@ class RegionLowering:
         self.host.emit(f"{trip} = {end} - {begin}" if begin != "0" else f"{trip} = {end}")
         self.host.emit(f"{chunks} = min({trip}, {PARTIAL_CHUNKS})")
         for host_partial, ty, spec in host_lines:
-            self.host.emit(f"{host_partial} = np.empty({chunks}, dtype=np.{spelling.view_storage_dtype(ty)})")
+            storage_dtype = spelling.view_storage_dtype(ty)
+            self.host.emit(f"{host_partial} = {self.host.arrays}.empty({chunks}, dtype=np.{storage_dtype})")
         kwargs = [(begin_p, begin), (trip_p, trip), (chunks_p, chunks)] + kwargs + partial_kwargs
         self._dispatch("parallel_for", self._policy("0", chunks), base, kwargs)
         for host_partial, ty, spec in host_lines:
             var = self.host.name(spec.var)
-            self.host.emit(f"{var} = {host_partial}.{_COMBINE[spec.op]}(initial={var})")
+            # On the device the (at most 256) partial results are combined on the host: CuPy has no initial=.
+            partials = f"{host_partial}.get()" if self.host.on_device else host_partial
+            self.host.emit(f"{var} = {partials}.{_COMBINE[spec.op]}(initial={var})")
         head = [f"{chunk}: int", f"{begin_p}: pk.int64", f"{trip_p}: pk.int64", f"{chunks_p}: pk.int64"]
         ops = ", ".join(f"{s.var} ({s.op})" for s in specs)
         notes = [f"reductions {ops}: PyKokkos reduces with + only, so each chunk of the range",

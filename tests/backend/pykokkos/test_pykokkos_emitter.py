@@ -301,8 +301,41 @@ def test_space_is_chosen_at_build_time(tmp_path):
     assert "pk.RangePolicy(0, x_c.shape[0])" in default
     openmp = build(tmp_path, source, ["g(float64[:])"], space="Serial").source
     assert "pk.RangePolicy(pk.Serial, 0, x_c.shape[0])" in openmp
-    with pytest.raises(ValueError, match="NumPy arrays"):
-        build(tmp_path, source, ["g(float64[:])"], space="Cuda")
+    cuda = build(tmp_path, source, ["g(float64[:])"], space="Cuda").source
+    assert "pk.RangePolicy(pk.Cuda, 0, x_c.shape[0])" in cuda and "import cupy as cp" in cuda
+    assert "cupy" not in default + openmp
+    with pytest.raises(ValueError, match="choose one of OpenMP, Serial, Threads, Cuda"):
+        build(tmp_path, source, ["g(float64[:])"], space="HIP")
+
+
+def test_cuda_callers_keep_arrays_on_the_device(tmp_path):
+    """Cuda space: CuPy allocations, host element reads as NumPy scalars, array results as the caller passed."""
+    source = """
+    @njit(parallel=True)
+    def scaled(x, s):
+        out = np.empty(x.shape[0])
+        for i in prange(x.shape[0]):
+            out[i] = s * x[i]
+        out[0] = x[0] + out[1]
+        return out
+
+    @njit(parallel=True)
+    def peak(x):
+        m = x[0]
+        for i in prange(x.shape[0]):
+            m = max(m, x[i])
+        return m
+    """
+    result = build(tmp_path, source, ["scaled(float64[:], float64)", "peak(float64[:])"],
+                   space="Cuda")
+    text = result.source
+    assert "cupy_args = _passed_cupy(x)" in text and "return _returned(out, cupy_args)" in text
+    assert "out = cp.empty((x.shape[0],), dtype=np.float64)" in text
+    assert "out[0] = _read(x[0]) + _read(out[1])" in text      # stores stay on the device
+    assert re.search(r"m_partial = cp\.empty\(chunks, dtype=np\.float64\)", text)
+    assert "m = m_partial.get().max(initial=m)" in text        # CuPy's max has no initial=
+    assert "m = _read(x[0])" in text and "return float(m)" in text   # a scalar result is a Python float
+    assert "np.empty" not in text and "np.ascontiguousarray" not in text
 
 
 def test_caller_keeps_name_signature_docstring_and_return_types(tmp_path):
