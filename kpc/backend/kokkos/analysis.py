@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kpc.ir import nodes as n
+from kpc.ir.types import ArrayType
 
 
 # --------------------------------------------------------------------------- names
@@ -132,6 +133,52 @@ def region_vars(loop: n.For) -> RegionVars:
     reads = all_reads(body) | names_in([x for l in loops[1:] for x in (l.start, l.stop, l.step)])
     captures = sorted(reads - set(indices) - set(combined) - set(privates))
     return RegionVars(indices, combined, privates, captures)
+
+
+def scatter_arrays(loop: n.For, types: dict) -> list:
+    """Arrays that a parallel region only updates with atomic ``+=`` / ``-=`` of one element
+    (``hist[idx[i]] += 1``), besides reading their shape: no iteration reads an element, so
+    the updates may go to per-thread copies that are summed into the array after the region.
+
+    >>> from kpc.ir.types import ArrayType, INT64
+    >>> i, hist, idx = n.Name("i"), n.Name("hist"), n.Name("idx")
+    >>> update = n.AugAssign(n.Index(hist, [n.Index(idx, [i])]), "+", n.Const(1), atomic=True)
+    >>> loop = n.For(i, n.Const(0), n.Attribute(idx, "size"), n.Const(1), [update])
+    >>> types = {"hist": ArrayType(INT64, 1, "C"), "idx": ArrayType(INT64, 1, "C")}
+    >>> scatter_arrays(loop, types)
+    ['hist']
+    >>> loop.body.append(n.Assign(n.Index(idx, [i]), n.Index(hist, [i])))
+    >>> scatter_arrays(loop, types)
+    []
+    """
+    updates, other_uses = set(), set()
+
+    def visit(node) -> None:
+        if isinstance(node, n.Name):
+            other_uses.add(node.id)
+            return
+        if isinstance(node, n.Attribute) and node.attr in ("shape", "size", "ndim") and isinstance(node.value, n.Name):
+            return
+        if isinstance(node, n.AugAssign) and _is_scatter_sum(node, types):
+            updates.add(node.target.base.id)
+            for child in node.target.indices + [node.value]:
+                visit(child)
+            return
+        for child in n.children(node):
+            visit(child)
+
+    visit(loop)
+    stored = all_stores(loop.body)
+    return sorted(updates - other_uses - stored)
+
+
+def _is_scatter_sum(stmt: n.AugAssign, types: dict) -> bool:
+    target = stmt.target
+    if not (stmt.atomic and stmt.op in ("+", "-") and isinstance(target, n.Index) and isinstance(target.base, n.Name)):
+        return False
+    t = types.get(target.base.id)
+    return (isinstance(t, ArrayType) and not t.dtype.is_bool and len(target.indices) == t.ndim
+            and not any(isinstance(index, n.Slice) for index in target.indices))
 
 
 # --------------------------------------------------------------------------- written arrays

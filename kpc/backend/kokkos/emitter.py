@@ -30,7 +30,7 @@ from .functions import FunctionEmitter
 
 HERE = Path(__file__).resolve().parent
 INCLUDE_DIR = HERE
-HEADERS = ("kpc_compat.hpp", "kpc_semantics.hpp", "kpc_numpy.hpp", "kpc_cuda.hpp")
+HEADERS = ("kpc_compat.hpp", "kpc_semantics.hpp", "kpc_numpy.hpp", "kpc_cuda.hpp", "kpc_scatter.hpp")
 
 EXEC_SPACES = {"openmp": "Kokkos::OpenMP", "serial": "Kokkos::Serial", "cuda": "Kokkos::Cuda",
                "threads": "Kokkos::Threads"}
@@ -115,10 +115,11 @@ def headers_digest() -> str:
 class _UnitContext:
     """What a FunctionEmitter asks about the rest of its specialization."""
 
-    def __init__(self, module, namespace: str, host_variant: dict):
+    def __init__(self, module, namespace: str, host_variant: dict, space: str):
         self.module = module
         self.namespace = namespace
         self.host_variant = host_variant
+        self.space = space
 
     def variant_name(self, name: str, device: bool) -> str:
         if device and self.host_variant.get(name):
@@ -251,14 +252,14 @@ def emit_translation_unit(specializations, space: str = "openmp", source: str = 
     if space not in EXEC_SPACES:
         raise BackendError(f"unknown execution space {space!r}; expected one of {', '.join(EXEC_SPACES)}")
     spec_models, entries = [], []
-    fastmath = True
+    fastmath, scatter = True, False
     render_region = cuda.region_renderer(_render_region) if space == "cuda" else _render_region
     for index, spec in enumerate(specializations):
         module = spec.module
         namespace = f"s{index}"
         needed, host_variant = _plan_variants(module, spec.entries)
         has_regions = {name: _has_regions(f) for name, f in module.functions.items()}
-        context = _UnitContext(module, namespace, host_variant)
+        context = _UnitContext(module, namespace, host_variant, space)
         written = analysis.written_params(module)
         functions, accumulators = [], []
         for name in module.bottom_up():
@@ -270,6 +271,7 @@ def emit_translation_unit(specializations, space: str = "openmp", source: str = 
                 emitter = FunctionEmitter(context, function, variant, render_region)
                 functions.append(emitter.model())
                 accumulators += emitter.accumulators
+                scatter = scatter or emitter.uses_scatter
         for name in spec.entries:
             f = module.functions[name]
             entry = _binding(f, namespace, f"{name}__{namespace}", written[name])
@@ -279,7 +281,7 @@ def emit_translation_unit(specializations, space: str = "openmp", source: str = 
         spec_models.append(SpecializationModel(namespace, _describe(module, spec.entries), functions, accumulators))
     text = _ENV.get_template("module.cpp.j2").render(
         version=__version__, source=source or "(unknown)", space=space, exec_space=EXEC_SPACES[space],
-        specializations=spec_models, entries=entries,
+        specializations=spec_models, entries=entries, scatter=scatter,
     )
     if space == "cuda":
         text = cuda.finish_source(text)

@@ -26,6 +26,10 @@ ALLOCATORS = {"np.empty", "np.zeros", "np.ones", "np.full", "np.empty_like", "np
 
 ATOMICS = {"+": "Kokkos::atomic_add", "-": "Kokkos::atomic_sub"}
 
+# Spaces whose threads share memory and where ScatterView duplicates arrays per thread
+# (on CUDA it would fall back to atomics; Serial needs neither copies nor atomics).
+SCATTER_SPACES = ("openmp", "threads")
+
 
 @dataclass
 class FunctionModel:
@@ -61,6 +65,20 @@ class RegionModel:
     acc_type: str = ""
     scan_type: str = ""
     combine: list = field(default_factory=list)
+    scatter: "ScatterModel | None" = None
+
+
+@dataclass
+class ScatterModel:
+    """The privatized version of a region (``kpc_scatter.hpp``): its body updates per-thread
+    copies of the arrays it only scatters into; it runs instead of the atomic one when
+    ``condition`` holds at run time."""
+
+    condition: str
+    setup: list
+    prologue: list
+    body: list
+    contribute: list
 
 
 @dataclass
@@ -108,6 +126,8 @@ class FunctionEmitter:
         self.owners: dict = {}
         self.regions = 0
         self.accumulators: list = []
+        self.scatter_access: dict = {}
+        self.uses_scatter = False
         skip = {p.name for p in function.params}
         self.plan = analysis.plan_declarations(function.body, skip, self.is_region)
 
@@ -343,7 +363,10 @@ class FunctionEmitter:
             raise BackendError("augmented assignment to an array must be lowered to loops before the Kokkos "
                                "backend (lower-numpy)", s.loc)
         lhs = self.expr.emit(target)
-        if s.atomic and (self.in_region or self.variant == "device"):
+        if s.atomic and isinstance(target, n.Index) and getattr(target.base, "id", None) in self.scatter_access:
+            self.scatter_update(s, lhs, lhs_t)
+            return
+        if s.atomic and (self.in_region or self.variant == "device") and self.unit.space != "serial":
             # Kokkos' atomics deduce one type from both arguments: the value must have the element's.
             value = self.expr.emit(s.value, lhs_t)
             if isinstance(s.value, (n.Const, n.GlobalConst)):
@@ -361,6 +384,14 @@ class FunctionEmitter:
             return
         combined = n.BinOp(s.op, target, s.value, type=result_t, loc=s.loc)
         self.emit_line(f"{lhs} = {self.expr.emit(combined, lhs_t)};")
+
+    def scatter_update(self, s, lhs: str, lhs_t) -> None:
+        """``a[k] += v`` on this thread's copy of ``a``: ``lhs`` is ``a(k)``, the access is ``kpc_access..(k)``."""
+        base = self.name_text(s.target.base.id)
+        if not lhs.startswith(base + "("):
+            raise BackendError(f"scatter update of {lhs} is not an element of {base}", s.loc)
+        access = self.scatter_access[s.target.base.id] + lhs[len(base):]
+        self.emit_line(f"{access} {s.op}= {self.expr.emit(s.value, lhs_t)};")
 
     def _If(self, s) -> None:
         self.emit_line(f"if ({self.expr.emit(s.test, BOOL)}) {{")
@@ -557,6 +588,9 @@ class FunctionEmitter:
             pattern = "for"
 
         body_lines = self.region_body(loops[-1].body, info, vars_, k)
+        scatter = None
+        if pattern in ("for", "reduce") and self.unit.space in SCATTER_SPACES:
+            scatter = self.scatter_region(loop, loops[-1].body, info, vars_, k, prologue, " * ".join(counts))
         self.overrides = saved_overrides
 
         space = "kpc_exec_space"
@@ -582,7 +616,7 @@ class FunctionEmitter:
             index=k, label=c_string(label), pattern=pattern, comment=comment, setup=setup, lambda_params=", ".join(lambda_params),
             prologue=prologue, body=body_lines, serial_loops=serial_loops, call_args=call_args,
             policy=policy, trip_count=" * ".join(counts), serial_below=info.serial_below or 0,
-            acc_type=acc_type, scan_type=scan_type, combine=combine,
+            acc_type=acc_type, scan_type=scan_type, combine=combine, scatter=scatter,
         )
         text = self.render_region(model)
         for line in text.splitlines():
@@ -591,6 +625,29 @@ class FunctionEmitter:
             else:
                 self.emit_line(line)
         self.last_line = None
+
+    def scatter_region(self, loop, body, info, vars_, k, prologue, trip_count):
+        """The region again, with the arrays it only scatters into privatized (``ScatterModel``);
+        None when it has none."""
+        arrays = analysis.scatter_arrays(loop, self.types)
+        if not arrays:
+            return None
+        self.uses_scatter = True
+        setup, access, contribute, views = [], [], [], []
+        for name in arrays:
+            view = self.name_text(name)
+            scatter = f"kpc_scatter{k}_{name}"
+            self.scatter_access[name] = f"kpc_access{k}_{name}"
+            setup.append(f"const auto {scatter} = kpc::scatter_sum_of<kpc_exec_space>({view});")
+            access.append(f"auto {self.scatter_access[name]} = {scatter}.view.access();")
+            contribute.append(f"{scatter}.contribute();")
+            views.append(view)
+        try:
+            body_lines = self.region_body(body, info, vars_, k)
+        finally:
+            self.scatter_access = {}
+        condition = f"kpc::scatter_pays<kpc_exec_space>({trip_count}, {', '.join(views)})"
+        return ScatterModel(condition, setup, prologue + access, body_lines, contribute)
 
     def region_body(self, body, info, vars_, k) -> list:
         saved = (self.lines, self.depth, self.last_line, self.in_region, self.region_loop_depth)
