@@ -20,7 +20,7 @@ from kpc.report import BuildReport, KernelReport, decisions, parse_reason, summa
 TARGETS = ("kokkos", "pykokkos")
 SPACES = ("openmp", "serial", "cuda")
 DEFAULT_OUT = "kpc_out"
-_PYKOKKOS_SPACES = {"openmp": "OpenMP", "serial": "Serial"}
+_PYKOKKOS_SPACES = {"openmp": "OpenMP", "serial": "Serial", "cuda": "Cuda"}
 
 
 class OutputError(OSError):
@@ -195,8 +195,8 @@ def _build_pykokkos(report, path, source, out, space, signatures, strict, auto_p
     from kpc.api import load_module
 
     if space is not None and space not in _PYKOKKOS_SPACES:
-        raise ValueError(f"the pykokkos target takes NumPy arrays on the host: space must be one of "
-                         f"{', '.join(_PYKOKKOS_SPACES)}, not {space!r}")
+        raise ValueError(f"the pykokkos target's space must be one of {', '.join(_PYKOKKOS_SPACES)}, "
+                         f"not {space!r}")
     generic = load_module(path, source=source)
     generic_locs = {name: r.diagnostic.loc for name, r in generic.rejected.items()}
     staging = tempfile.mkdtemp(dir=out, prefix=".kpc-build-")

@@ -134,6 +134,17 @@ def test_check_pykokkos(kpc, tmp_path):
     assert _report(tmp_path, "star")["violations"] == []
 
 
+def test_pykokkos_cuda_space(kpc, tmp_path):
+    """The PyKokkos Cuda output names pk.Cuda in its policies and passes CuPy arrays; it keeps the Cuda rules."""
+    result = kpc("build", CORPUS / "star.py", "--target", "pykokkos", "--space", "cuda", "-o", tmp_path,
+                 "--check-pykokkos")
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = _report(tmp_path, "star")
+    assert report["space"] == "cuda" and report["violations"] == []
+    text = (tmp_path / "star.py").read_text()
+    assert "pk.RangePolicy(pk.Cuda, " in text and "import cupy as cp" in text and "cp.ascontiguousarray" in text
+
+
 def test_several_files_in_parallel(kpc, mixed, tmp_path):
     star = tmp_path / "star.py"
     shutil.copy(CORPUS / "star.py", star)
