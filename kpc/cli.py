@@ -694,6 +694,13 @@ def add_bench_command(subparsers) -> None:
     parser.add_argument("--repeats", type=int, default=7, metavar="N", help="timed runs per contender (default: 7)")
     parser.add_argument("--budget", type=float, default=20.0, metavar="SECONDS",
                         help="stop timing a size after this long, keeping at least 3 runs (default: 20)")
+    parser.add_argument("--arrays", choices=("numpy", "cupy"), default="numpy",
+                        help="array arguments the kpc target is timed on: cupy = device arrays made once "
+                             "before timing, so --space cuda runs without host-device copies (agreement "
+                             "with Numba is still checked on NumPy arrays; default: numpy)")
+    parser.add_argument("--bytes", metavar="EXPR", default=None,
+                        help="bytes one call moves, as a size expression (e.g. '24 * n' for a triad): "
+                             "adds GB/s columns to results.json")
     parser.add_argument("--out", metavar="DIR", default="kpc_bench",
                         help="where results.json, results.md and results.png go (default: ./kpc_bench)")
     parser.set_defaults(run=run_bench)
@@ -714,9 +721,19 @@ def run_bench(args: argparse.Namespace) -> int:
     if args.repeats < 1:
         print("kpc bench: error: --repeats must be at least 1", file=sys.stderr)
         return 2
+    if args.arrays == "cupy" and args.space != "cuda":
+        print("kpc bench: error: --arrays cupy needs --space cuda", file=sys.stderr)
+        return 2
     if not os.path.isfile(args.file):
         print(f"kpc bench: error: no such file: {args.file}", file=sys.stderr)
         return 1
+    if args.arrays == "cupy":
+        try:
+            import cupy  # noqa: F401
+        except Exception as error:
+            print(f"kpc bench: error: --arrays cupy: importing cupy failed ({type(error).__name__}: {error})",
+                  file=sys.stderr)
+            return 1
     if args.target == "pykokkos":
         try:
             import pykokkos  # noqa: F401
@@ -757,7 +774,8 @@ def run_bench(args: argparse.Namespace) -> int:
                   f"{','.join(f'{m}=1000' for m in case.sizes[0])})", file=sys.stderr)
             return 1
         key = "n" if "n" in runs[0] else next(iter(runs[0]))
-        entries.append(Entry(os.path.abspath(args.file), kernel, runs, size_key=key, dtype=dtype))
+        entries.append(Entry(os.path.abspath(args.file), kernel, runs, size_key=key, dtype=dtype,
+                             bytes_per_call=args.bytes))
         inputs = make_inputs(case, dtype, runs[0], "C")
         signatures.append(f"{kernel}({', '.join(format_type(typeof(a)) for a in inputs.args())})")
 
@@ -777,12 +795,14 @@ def run_bench(args: argparse.Namespace) -> int:
         try:
             for entry in entries:
                 rows += run_entry(entry, {args.target: module}, repeats=args.repeats, budget_s=args.budget,
-                                  log=lambda line: print(line, file=sys.stderr))
+                                  log=lambda line: print(line, file=sys.stderr),
+                                  device_arrays=args.arrays == "cupy")
         except AssertionError as error:
             print(f"kpc bench: error: {error}", file=sys.stderr)
             return 1
     meta = {"source": os.path.abspath(args.file), "target": args.target, "space": args.space,
-            "repeats": args.repeats, "kept_as_numba": [k.name for k in report.kernels if k.status == "numba"]}
+            "arrays": args.arrays, "bytes_per_call": args.bytes, "repeats": args.repeats,
+            "kept_as_numba": [k.name for k in report.kernels if k.status == "numba"]}
     paths = write(rows, meta, out)
     print(to_markdown(rows), end="")
     print(f"results: {paths['json']}, {paths['md']}, {paths['png']}")

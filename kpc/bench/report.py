@@ -79,9 +79,11 @@ def _fmt_time(seconds: float) -> str:
 
 def to_markdown(rows: list) -> str:
     targets = sorted({t for r in rows for t in r.targets()})
+    bandwidth = [name for name in ["numba"] + targets if any(f"{name}_GBps_best" in r.extra for r in rows)]
     head = ["kernel", "size", "numba best", "numba median"]
     for t in targets:
         head += [f"{t} best", f"{t} median", f"{t} speed-up (best)", f"{t} speed-up (median)"]
+    head += [f"{name} GB/s (best)" for name in bandwidth]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         cells = [r.kernel, str(r.size), _fmt_time(r.timings["numba"].best), _fmt_time(r.timings["numba"].median)]
@@ -91,6 +93,9 @@ def to_markdown(rows: list) -> str:
                           f"{r.speedup(t):.2f}×", f"{r.speedup(t, 'median'):.2f}×"]
             else:
                 cells += ["—"] * 4
+        for name in bandwidth:
+            gbs = r.extra.get(f"{name}_GBps_best")
+            cells.append("—" if gbs is None else f"{gbs:.3g}")
         lines.append("| " + " | ".join(cells) + " |")
     for t in targets:
         top = [r.speedup(t) for r in largest_size_rows(rows) if t in r.timings]

@@ -61,7 +61,7 @@ def test_check_unknown_kernel(kpc):
 @pytest.mark.compile
 def test_bench_smoke(kpc, tmp_path):
     result = kpc("bench", SUM2D, "--sizes", "m=8,n=16,m=16,n=32", "--repeats", "7", "--budget", "2",
-                 "--out", tmp_path)
+                 "--bytes", "8 * m * n", "--out", tmp_path)
     assert result.returncode == 0, result.stderr
     assert "| sum2d | 16 |" in result.stdout and "| sum2d | 32 |" in result.stdout
     data = json.loads((tmp_path / "results.json").read_text())
@@ -69,4 +69,5 @@ def test_bench_smoke(kpc, tmp_path):
     assert set(data["results"][0]["timings"]) == {"numba", "kokkos"}
     assert len(data["results"][0]["timings"]["kokkos"]["samples_s"]) >= 3
     assert (tmp_path / "results.md").read_text().startswith("| kernel |")
+    assert "kokkos GB/s (best)" in result.stdout and data["results"][0]["kokkos_GBps_best"] > 0
     assert (tmp_path / "results.png").read_bytes()[:4] == b"\x89PNG"

@@ -131,3 +131,8 @@ def test_bench_bad_sizes(kpc, tmp_path):
     assert result.returncode == 1 and "bad size" in result.stderr
     result = kpc("bench", CORPUS / "sum2d.py", "--sizes", "n=10", "--out", tmp_path)
     assert result.returncode == 1 and "needs sizes for m" in result.stderr
+
+
+def test_bench_device_arrays_need_the_cuda_space(kpc, tmp_path):
+    result = kpc("bench", CORPUS / "sum2d.py", "--arrays", "cupy", "--out", tmp_path)
+    assert result.returncode == 2 and "--arrays cupy needs --space cuda" in result.stderr

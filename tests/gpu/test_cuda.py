@@ -230,3 +230,20 @@ def test_function_without_regions_runs_on_the_host_with_cupy_staged(kernels):
     device = cupy.asarray(start)
     assert kernels.serial_only(device) == pytest.approx((start + 1).sum())
     np.testing.assert_array_equal(device.get(), start + 1)
+
+
+@pytest.mark.compile
+def test_kpc_bench_on_device_arrays(tmp_path):
+    """`kpc bench --space cuda --arrays cupy`: timed on CuPy arguments, bandwidth reported."""
+    import json
+    import subprocess
+
+    result = subprocess.run(
+        [sys.executable, "-m", "kpc.cli", "bench", str(CORPUS / "stream_triad.py"),
+         "--kernel", "triad_loop", "--space", "cuda", "--arrays", "cupy", "--sizes", "n=1000000",
+         "--bytes", "24 * n", "--repeats", "3", "--budget", "2", "--out", str(tmp_path)],
+        capture_output=True, text=True, cwd=HERE.parent.parent)
+    assert result.returncode == 0, result.stderr
+    data = json.loads((tmp_path / "results.json").read_text())
+    assert data["arrays"] == "cupy" and data["results"][0]["kokkos_GBps_best"] > 0
+    assert "kokkos GB/s (best)" in result.stdout
