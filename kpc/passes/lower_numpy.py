@@ -187,6 +187,7 @@ class FunctionLowering:
 
     def __init__(self, function: n.Function):
         self.function = function
+        store_through_destination(function)
         self.namer = Namer(function)
         self.roots = view_roots(function)
         self.read_through = read_through_views(function)
@@ -634,6 +635,84 @@ def inlined_arrays(function: n.Function, roots: dict) -> dict:
 
     visit(function.body, False)
     return defs
+
+
+# Element-wise calls whose recomputation costs more than storing and re-reading the element.
+TRANSCENDENTAL = {"exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "arcsin",
+                  "arccos", "arctan", "arctan2", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh",
+                  "power", "float_power", "erf", "erfc", "gamma", "lgamma", "cbrt", "hypot"}
+
+
+def is_transcendental(value) -> bool:
+    return any(isinstance(node, n.Call) and short_name(node.func) in TRANSCENDENTAL
+               or isinstance(node, n.BinOp) and node.op == "**" for node in n.walk(value))
+
+
+def store_through_destination(function: n.Function) -> None:
+    """Inside loops, compute a costly temporary into the array slot it is stored to, then read it there.
+
+    ``e = np.exp(x[i] - m); out[i] = e / e.sum()`` inside a ``prange``: ``e`` is used
+    twice, and inlining it (no allocation per iteration) would evaluate every ``exp``
+    twice, as the sum and as the store. When the next statement stores into an array
+    slot of the same dtype and rank, and neither statement reads that array otherwise,
+    the pair becomes ``out[i] = np.exp(x[i] - m); out[i] = out[i] / out[i].sum()``:
+    one ``exp`` per element, no temporary, the values NumPy computes. Shapes are
+    assumed equal, as broadcasting a run-time extent of 1 is (module docstring).
+    """
+    counts = assignment_counts(function)
+    references: dict = {}
+    for node in n.walk(function):
+        if isinstance(node, n.Name):
+            references[node.id] = references.get(node.id, 0) + 1
+
+    def visit(block: list, in_loop: bool) -> None:
+        for s in block:
+            for child_block, loop in nested_blocks(s):
+                visit(child_block, in_loop or loop)
+        if not in_loop:
+            return
+        for k in range(len(block) - 1):
+            s, t = block[k], block[k + 1]
+            if not (isinstance(s, n.Assign) and isinstance(s.target, n.Name) and counts.get(s.target.id) == 1
+                    and isinstance(s.value.type, ArrayType) and not is_view_expr(s.value)
+                    and is_recomputable(s.value) and is_transcendental(s.value)):
+                continue
+            name = s.target.id
+            if not (isinstance(t, n.Assign) and isinstance(t.target, n.Index) and is_array_target(t.target)
+                    and isinstance(t.target.type, ArrayType)):
+                continue
+            kind, dest = s.value.type, t.target.type
+            if (kind.ndim, kind.dtype) != (dest.ndim, dest.dtype) or count_reads(t, name) < 2 \
+                    or count_reads(t, name) != references.get(name, 0) - 1:
+                continue
+            base = view_base_name(t.target)
+            index_names = {x.id for e in t.target.indices for x in n.walk(e) if isinstance(x, n.Name)}
+            if base is None or name in index_names or any(
+                    isinstance(x, n.Name) and x.id == base for x in n.walk([s.value, t.value])):
+                continue
+            if any(isinstance(x, n.Call) and x.kind == "kernel" for x in n.walk([t.target, t.value])):
+                continue
+            block[k] = n.Assign(clone(t.target), s.value, s.loc)
+            t.value = _replace_name(t.value, name, t.target)
+            function.locals.pop(name, None)
+            references[name] = 0
+
+    visit(function.body, False)
+
+
+def _replace_name(expr, name: str, by):
+    """``expr`` with every ``Name(name)`` replaced by a copy of ``by``."""
+    if isinstance(expr, n.Name) and expr.id == name:
+        return clone(by)
+    if isinstance(expr, list):
+        return [_replace_name(e, name, by) for e in expr]
+    if isinstance(expr, dict):
+        return {key: _replace_name(e, name, by) for key, e in expr.items()}
+    if isinstance(expr, n.Expr):
+        for field in expr.__dataclass_fields__:
+            if field not in ("type", "loc", "to"):
+                setattr(expr, field, _replace_name(getattr(expr, field), name, by))
+    return expr
 
 
 def nested_blocks(s):

@@ -224,6 +224,27 @@ def test_magnitude_and_gaussian_fuse_into_one_loop():
     assert len(loops(f)) == 1 and len(allocations(f)) == 1
 
 
+def test_costly_temporary_used_twice_in_a_loop_is_computed_into_its_destination():
+    x = RNG.normal(size=(5, 7))
+    f = check("""
+        def softmax_rows(x, out):
+            for i in prange(x.shape[0]):
+                m = np.max(x[i])
+                e = np.exp(x[i] - m)
+                out[i] = e / e.sum()
+    """, dict(x="f64[:, :]", out="f64[:, :]"), x, np.zeros_like(x))
+    exps = [c for c in n.walk(f) if isinstance(c, n.Call) and c.func.endswith("exp")]
+    assert len(exps) == 1 and allocations(f) == []  # one exp per element, no temporary
+    # a destination of another dtype would round e before the sum: e is recomputed instead
+    f = check("""
+        def softmax_rows32(x, out):
+            for i in prange(x.shape[0]):
+                e = np.exp(x[i])
+                out[i] = e / e.sum()
+    """, dict(x="f64[:, :]", out="f32[:, :]"), x, np.zeros(x.shape, np.float32), rtol=1e-6)
+    assert len([c for c in n.walk(f) if isinstance(c, n.Call) and c.func.endswith("exp")]) == 2
+
+
 # --------------------------------------------------------------------------- reductions
 
 
