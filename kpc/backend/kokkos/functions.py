@@ -66,6 +66,7 @@ class RegionModel:
     scan_type: str = ""
     combine: list = field(default_factory=list)
     scatter: "ScatterModel | None" = None
+    chunked: dict | None = None  # host Range reductions: {"begin", "end"} of the chunked launch
 
 
 @dataclass
@@ -603,6 +604,9 @@ class FunctionEmitter:
         else:
             policy = (f"Kokkos::MDRangePolicy<{space}, Kokkos::Rank<{len(loops)}>, Kokkos::IndexType<int64_t>>"
                       f"({{{', '.join(begins)}}}, {{{', '.join(ends)}}})")
+        chunked = None
+        if pattern == "reduce" and len(loops) == 1 and info.schedule != "dynamic" and self.unit.space != "cuda":
+            chunked = {"begin": begins[0], "end": ends[0]}
         what = {"for": "parallel_for", "reduce": "parallel_reduce", "scan": "parallel_scan"}[pattern]
         detail = ""
         if info.reductions:
@@ -616,7 +620,7 @@ class FunctionEmitter:
             index=k, label=c_string(label), pattern=pattern, comment=comment, setup=setup, lambda_params=", ".join(lambda_params),
             prologue=prologue, body=body_lines, serial_loops=serial_loops, call_args=call_args,
             policy=policy, trip_count=" * ".join(counts), serial_below=info.serial_below or 0,
-            acc_type=acc_type, scan_type=scan_type, combine=combine, scatter=scatter,
+            acc_type=acc_type, scan_type=scan_type, combine=combine, scatter=scatter, chunked=chunked,
         )
         text = self.render_region(model)
         for line in text.splitlines():

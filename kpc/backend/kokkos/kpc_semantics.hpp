@@ -306,4 +306,15 @@ inline bool run_serially(int64_t trip_count, int64_t serial_below) {
   return trip_count < threshold;
 }
 
+// Iterations per chunk of a chunked host reduction: about 8 chunks per thread, at least 1024
+// iterations each. Each chunk accumulates into a local copy of the reduction variables, which
+// the compiler keeps in registers (Kokkos's own per-iteration update goes through a reference
+// to per-thread storage that may alias the arrays read).
+template <class ExecSpace>
+inline int64_t reduce_chunk(int64_t iterations) {
+  const int64_t chunks = 8 * static_cast<int64_t>(ExecSpace().concurrency());
+  const int64_t chunk = (iterations + chunks - 1) / (chunks > 0 ? chunks : 1);
+  return chunk > 1024 ? chunk : 1024;
+}
+
 }  // namespace kpc
