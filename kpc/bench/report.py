@@ -112,21 +112,27 @@ def plot(rows: list, path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(8, 5))
+    fig, ax = plt.subplots(figsize=(10, 5.5))
     kernels = sorted({r.kernel for r in rows})
     targets = sorted({t for r in rows for t in r.targets()})
+    colors = plt.get_cmap("tab20").colors
+    markers, styles = "os^vDP*Xh<>p", ("-", "--", ":")
+    line = 0
     for kernel in kernels:
         for t in targets:
             pts = sorted((r.size, r.speedup(t)) for r in rows if r.kernel == kernel and t in r.timings)
             if pts:
-                ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o",
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], color=colors[line % len(colors)],
+                        marker=markers[line % len(markers)], linestyle=styles[line % len(styles)],
                         label=kernel if len(targets) == 1 else f"{kernel} ({t})")
+                line += 1
     ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
     ax.set_xscale("log")
+    ax.set_yscale("log")  # speed-ups and slow-downs alike: 2x and 0.5x sit equally far from 1
     ax.set_xlabel("problem size")
     ax.set_ylabel("speed-up over Numba (best of n)")
     ax.set_title("kpc vs Numba")
-    ax.legend(fontsize="small", ncol=2)
+    ax.legend(fontsize="small", loc="center left", bbox_to_anchor=(1.01, 0.5))
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
