@@ -273,7 +273,10 @@ class ParallelInfo:
       scalars the functor/workunit receives); ``privates``: locals first assigned inside
       the region (declared per iteration); both sorted, filled by ``parallelize``;
     - ``serial_below``: the cost guard: when the trip count is below this at run
-      time the region runs serially (None = always parallel).
+      time the region runs serially (None = always parallel); ``serial_work``: the
+      ``[start, stop, step]`` of loops inside an iteration whose trip counts are known only
+      at run time (and do not change during the region): the guard multiplies the trip
+      count by theirs before comparing.
     """
 
     pattern: str = "for"
@@ -286,6 +289,7 @@ class ParallelInfo:
     captures: list = field(default_factory=list)
     privates: list = field(default_factory=list)
     serial_below: int | None = None
+    serial_work: list = field(default_factory=list)
 
 
 @dataclass(eq=False)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from kpc.ir import nodes as n
 
+from .dependence import assigned_names, expr_names
 from .manager import Pass, register
 
 # Iterations below which a constant-trip plain ``range`` is not parallelized at all (parallelize).
@@ -44,6 +45,7 @@ def _expr_cost(expr, module, seen) -> int:
                 if node.func in seen:
                     raise _Unknown  # recursion
                 total += 2 + _block_cost(module.functions[node.func].body, module, seen | {node.func}, ())
+                # (no ``runtime`` list: a callee's run-time loops make the cost unknown)
             else:
                 total += _CALL_COST.get(node.func.rsplit(".", 1)[-1], 20)
     return total
@@ -72,19 +74,25 @@ def _constant_trip(loop: n.For):
     return len(range(*values))
 
 
-def _block_cost(body, module, seen, reductions) -> int:
+def _block_cost(body, module, seen, reductions, runtime=None) -> int:
+    """Operations of ``body``. A loop of run-time trip count is counted once and appended to
+    ``runtime`` (when given; else its trip count makes the cost unknown)."""
     total = 0
     for stmt in body:
         if isinstance(stmt, n.For):
             trip = _constant_trip(stmt)
             if trip is None:
-                raise _Unknown
-            total += trip * (1 + _block_cost(stmt.body, module, seen, reductions))
+                if runtime is None:
+                    raise _Unknown
+                runtime.append(stmt)
+                trip = 1
+            total += trip * (1 + _block_cost(stmt.body, module, seen, reductions, runtime))
         elif isinstance(stmt, n.While):
             raise _Unknown
         elif isinstance(stmt, n.If):
             total += _expr_cost(stmt.test, module, seen) + max(
-                _block_cost(stmt.body, module, seen, reductions), _block_cost(stmt.orelse, module, seen, reductions))
+                _block_cost(stmt.body, module, seen, reductions, runtime),
+                _block_cost(stmt.orelse, module, seen, reductions, runtime))
         elif isinstance(stmt, n.AugAssign):
             total += 1 + _expr_cost(stmt.value, module, seen) + _expr_cost(stmt.target, module, seen)
             if stmt.atomic:
@@ -99,19 +107,35 @@ def _block_cost(body, module, seen, reductions) -> int:
     return total
 
 
-def iteration_cost(loop: n.For, module) -> int | None:
-    """Estimated operations of one iteration of a region (of its collapsed nest), None when it
-    runs loops whose trip counts are only known at run time."""
+def iteration_cost(loop: n.For, module):
+    """``(operations, loops)``: estimated operations of one iteration of a region (of its
+    collapsed nest), with the loops inside it whose trip counts are only known at run time
+    counted once each and listed in ``loops`` (their bounds do not change during the region);
+    None when the work cannot be estimated that way (a ``while`` loop, a run-time loop whose
+    bounds vary between iterations or inside a called function)."""
     body = loop.body
+    nest = [loop]
     for _ in range(max(1, loop.parallel.depth if loop.parallel else 1) - 1):
-        body = body[0].body if body and isinstance(body[0], n.For) else body
+        if body and isinstance(body[0], n.For):
+            nest.append(body[0])
+            body = body[0].body
     reductions = {spec.var for spec in loop.parallel.reductions} if loop.parallel else set()
     if loop.parallel and loop.parallel.scan is not None:
         reductions.add(loop.parallel.scan.var)
+    runtime: list = []
     try:
-        return max(1, _block_cost(body, module, frozenset(), reductions))
+        cost = max(1, _block_cost(body, module, frozenset(), reductions, runtime))
     except _Unknown:
         return None
+    varying = assigned_names(body) | {outer.var.id for outer in nest}
+    for inner in runtime:
+        if any(expr_names(e) & varying or _has_call(e) for e in (inner.start, inner.stop, inner.step)):
+            return None
+    return cost, runtime
+
+
+def _has_call(expr) -> bool:
+    return any(isinstance(node, n.Call) for node in n.walk(expr))
 
 
 @register
@@ -148,11 +172,16 @@ class CostGuard(Pass):
             for node in n.walk(function):
                 if isinstance(node, n.For) and node.parallel is not None:
                     info = node.parallel
-                    cost = iteration_cost(node, module)
-                    if cost is None:
+                    estimate = iteration_cost(node, module)
+                    info.serial_work = []
+                    if estimate is None:
                         info.serial_below = None
-                    else:
-                        info.serial_below = -(-SERIAL_WORK // cost)
-                        note = f"serial below {info.serial_below} iterations (~{cost} operations each)"
-                        if note not in info.reason:
-                            info.reason = f"{info.reason}; {note}" if info.reason else note
+                        continue
+                    cost, loops = estimate
+                    info.serial_below = -(-SERIAL_WORK // cost)
+                    info.serial_work = [[inner.start, inner.stop, inner.step] for inner in loops]
+                    unit = "iterations" if not loops else "iterations x inner trips (" + ", ".join(
+                        inner.var.id for inner in loops) + ")"
+                    note = f"serial below {info.serial_below} {unit} (~{cost} operations each)"
+                    if note not in info.reason:
+                        info.reason = f"{info.reason}; {note}" if info.reason else note

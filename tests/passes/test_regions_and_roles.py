@@ -200,14 +200,28 @@ def test_cost_guard_threshold_follows_the_work_of_an_iteration():
             for i in prange(x.shape[0]):
                 for j in range(x.shape[1]):
                     out[i] += x[i, j]
+
+        @njit(parallel=True)
+        def pairs(x):
+            s = 0.0
+            for i in prange(x.shape[0]):
+                for j in range(i + 1, x.shape[0]):
+                    s += x[i] * x[j]
+            return s
         """, {"star": "(f8[:, :], f8[:, :])", "total": "(f8[:],)", "expo": "(f8[:], f8[:])",
-              "rows": "(f8[:, :], f8[:])"}, ["propagate-constants"] + ANNOTATE)
+              "rows": "(f8[:, :], f8[:])", "pairs": "(f8[:],)"}, ["propagate-constants"] + ANNOTATE)
     below = {name: regions(f)[0].parallel.serial_below for name, f in module.functions.items()}
     # star: the constant k loop (2 trips) is multiplied out; s += x[i] is a load plus a reduction chain;
-    # exp costs far more than a load; a run-time inner loop keeps the region always parallel.
+    # exp costs far more than a load.
     assert below["total"] == -(-SERIAL_WORK // 6)
     assert below["star"] < below["expo"] < below["total"]
-    assert below["rows"] is None
+    # an inner loop of run-time, region-invariant trip count: the guard multiplies the trip count
+    # by it at run time (loop step 1 + load, update of out[i] 3 = 4 operations per inner trip)
+    rows = regions(module.functions["rows"])[0].parallel
+    assert rows.serial_below == -(-SERIAL_WORK // 4) and len(rows.serial_work) == 1
+    assert str(rows.serial_work[0][1]) == "x.shape[1]"
+    # a triangular inner loop (its trip count varies with i): always parallel, as before
+    assert below["pairs"] is None
 
 
 def test_schedules():

@@ -66,6 +66,7 @@ class RegionModel:
     scan_type: str = ""
     combine: list = field(default_factory=list)
     scatter: "ScatterModel | None" = None
+    work: str = ""  # run-time inner trip counts multiplied into the cost guard's count
     chunked: dict | None = None  # host Range reductions: {"begin", "end"} of the chunked launch
 
 
@@ -620,6 +621,8 @@ class FunctionEmitter:
             index=k, label=c_string(label), pattern=pattern, comment=comment, setup=setup, lambda_params=", ".join(lambda_params),
             prologue=prologue, body=body_lines, serial_loops=serial_loops, call_args=call_args,
             policy=policy, trip_count=" * ".join(counts), serial_below=info.serial_below or 0,
+            work=" * ".join(f"kpc::trip_count({', '.join(self.expr.emit(e, INT64) for e in bounds)})"
+                            for bounds in getattr(info, "serial_work", None) or []),
             acc_type=acc_type, scan_type=scan_type, combine=combine, scatter=scatter, chunked=chunked,
         )
         text = self.render_region(model)

@@ -293,17 +293,24 @@ inline void read_serial_threshold_env() {
 
 // Run a parallel region serially when it has at most one iteration, or fewer iterations than
 // the threshold the compiler chose (serial_below) or, when set, than KPC_SERIAL_THRESHOLD.
-inline bool run_serially(int64_t trip_count, int64_t serial_below) {
+// ``work``: the trip count times the run-time trip counts of the loops inside an iteration
+// (ParallelInfo.serial_work), when there are such loops.
+inline bool run_serially(int64_t trip_count, int64_t work, int64_t serial_below) {
 #if defined(KPC_CUDA)
   // On a GPU every region runs on the device: its arrays may be device-only memory.
   (void)trip_count;
+  (void)work;
   (void)serial_below;
   return false;
 #endif
   // A region of one iteration has nothing to share out: launching it only costs a fork and join.
   if (trip_count <= 1) return true;
   int64_t threshold = serial_threshold_override() >= 0 ? serial_threshold_override() : serial_below;
-  return trip_count < threshold;
+  return work < threshold;
+}
+
+inline bool run_serially(int64_t trip_count, int64_t serial_below) {
+  return run_serially(trip_count, trip_count, serial_below);
 }
 
 // Iterations per chunk of a chunked host reduction: about 8 chunks per thread, at least 1024
