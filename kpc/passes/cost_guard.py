@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from kpc.ir import nodes as n
+from kpc.ir.rewrite import has_call
 
 from .dependence import assigned_names, expr_names
 from .manager import Pass, register
@@ -129,13 +130,9 @@ def iteration_cost(loop: n.For, module):
         return None
     varying = assigned_names(body) | {outer.var.id for outer in nest}
     for inner in runtime:
-        if any(expr_names(e) & varying or _has_call(e) for e in (inner.start, inner.stop, inner.step)):
+        if any(expr_names(e) & varying or has_call(e) for e in (inner.start, inner.stop, inner.step)):
             return None
     return cost, runtime
-
-
-def _has_call(expr) -> bool:
-    return any(isinstance(node, n.Call) for node in n.walk(expr))
 
 
 @register

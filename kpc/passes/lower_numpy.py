@@ -65,6 +65,7 @@ from __future__ import annotations
 
 from ..ir import nodes as n
 from ..ir.module import Rejected
+from ..ir.rewrite import replace_names
 from ..ir.types import BOOL, ArrayType
 from .aliasing import is_subview_expr, is_view_expr, view_base_name, view_roots
 from .array_elements import ArrayValue, Builder, ElementLowering, Namer, clone, const_int, short_name
@@ -693,26 +694,11 @@ def store_through_destination(function: n.Function) -> None:
             if any(isinstance(x, n.Call) and x.kind == "kernel" for x in n.walk([t.target, t.value])):
                 continue
             block[k] = n.Assign(clone(t.target), s.value, s.loc)
-            t.value = _replace_name(t.value, name, t.target)
+            t.value = replace_names(t.value, lambda x, name=name, slot=t.target: clone(slot) if x.id == name else None)
             function.locals.pop(name, None)
             references[name] = 0
 
     visit(function.body, False)
-
-
-def _replace_name(expr, name: str, by):
-    """``expr`` with every ``Name(name)`` replaced by a copy of ``by``."""
-    if isinstance(expr, n.Name) and expr.id == name:
-        return clone(by)
-    if isinstance(expr, list):
-        return [_replace_name(e, name, by) for e in expr]
-    if isinstance(expr, dict):
-        return {key: _replace_name(e, name, by) for key, e in expr.items()}
-    if isinstance(expr, n.Expr):
-        for field in expr.__dataclass_fields__:
-            if field not in ("type", "loc", "to"):
-                setattr(expr, field, _replace_name(getattr(expr, field), name, by))
-    return expr
 
 
 def nested_blocks(s):

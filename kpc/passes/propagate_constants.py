@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from kpc.ir import nodes as n
+from kpc.ir.rewrite import replace_names
 from kpc.ir.types import ScalarType
 
 from .dependence import expr_names, statements, stmt_defs, stmt_uses
@@ -63,29 +64,6 @@ def constant_locals(function: n.Function) -> dict:
     return found
 
 
-def _substitute(node, constants: dict, types: dict):
-    """``node`` with each read of a constant replaced by a literal of the local's type."""
-    if isinstance(node, list):
-        return [_substitute(item, constants, types) for item in node]
-    if isinstance(node, dict):
-        return {key: _substitute(item, constants, types) for key, item in node.items()}
-    if isinstance(node, n.Name) and node.id in constants:
-        return n.Const(constants[node.id], types[node.id], node.loc)
-    if not isinstance(node, (n.Expr, n.Stmt)):
-        return node
-    for field in node.__dataclass_fields__:
-        if field in ("type", "loc", "to", "parallel"):
-            continue
-        if field == "var" and isinstance(node, n.For):
-            continue
-        if field == "target" and isinstance(node.target, n.Name):
-            continue
-        value = getattr(node, field)
-        if isinstance(value, (n.Expr, n.Stmt, list, dict)):
-            setattr(node, field, _substitute(value, constants, types))
-    return node
-
-
 @register
 class PropagateConstants(Pass):
     """Replace reads of a local assigned once from a literal (``r = 2``) by the literal, and drop the local.
@@ -127,6 +105,7 @@ class PropagateConstants(Pass):
             function.body = [stmt for stmt in function.body if id(stmt) not in drop]
             constants = {name: value for name, (_, value) in found.items()}
             types = {name: function.locals[name] for name in found}
-            function.body = _substitute(function.body, constants, types)
+            function.body = replace_names(function.body, lambda name: n.Const(
+                constants[name.id], types[name.id], name.loc) if name.id in constants else None)
             for name in found:
                 function.locals.pop(name, None)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from kpc.ir import nodes as n
+from kpc.ir.rewrite import has_call
 from kpc.ir.types import FLOAT64, UNKNOWN, ScalarType
 
 from .manager import Pass, register
@@ -70,10 +71,6 @@ def _int_const(expr) -> bool:
     return isinstance(expr, n.Const) and type(expr.value) is int
 
 
-def _has_call(expr) -> bool:
-    return any(isinstance(node, n.Call) for node in n.walk(expr))
-
-
 def _simple(expr) -> bool:
     return isinstance(expr, (n.Name, n.Const, n.GlobalConst))
 
@@ -138,7 +135,7 @@ class _Rewriter:
         if isinstance(ty, ScalarType) and isinstance(base_type, ScalarType) and base_type != ty:
             base = n.Cast(ty, base, ty, base.loc)
         if k == 0:
-            if _has_call(base):
+            if has_call(base):
                 return None
             return n.Const(1.0 if isinstance(ty, ScalarType) and ty.is_float else 1, ty, expr.loc)
         copies = self.copies(base, abs(k) if k is not None else 1, hoistable, hint)
@@ -171,7 +168,7 @@ class _Rewriter:
             self.pending.append(n.Assign(n.Name(name, ty, base.loc), base, base.loc))
             self.new_locals.append((name, ty))
             return lambda: n.Name(name, ty, base.loc)
-        if _has_call(base):
+        if has_call(base):
             return None
         return lambda: _clone(base)
 

@@ -622,7 +622,7 @@ class FunctionEmitter:
             prologue=prologue, body=body_lines, serial_loops=serial_loops, call_args=call_args,
             policy=policy, trip_count=" * ".join(counts), serial_below=info.serial_below or 0,
             work=" * ".join(f"kpc::trip_count({', '.join(self.expr.emit(e, INT64) for e in bounds)})"
-                            for bounds in getattr(info, "serial_work", None) or []),
+                            for bounds in info.serial_work),
             acc_type=acc_type, scan_type=scan_type, combine=combine, scatter=scatter, chunked=chunked,
         )
         text = self.render_region(model)
