@@ -28,7 +28,7 @@ from typing import Callable
 
 from ..ir import nodes as n
 from ..ir.nodes import NOLOC
-from ..ir.types import BOOL, FLOAT64, INT64, ArrayType, DTypeType, ScalarType, TupleType, promote
+from ..ir.types import BOOL, FLOAT64, INT64, NONE, ArrayType, DTypeType, ScalarType, TupleType, promote
 from .aliasing import is_subview_expr
 from .lowering_errors import NumpyLoweringError
 
@@ -150,6 +150,11 @@ def is_one(expr) -> bool:
     return const_int(expr) == 1
 
 
+def same_extent(a, b) -> bool:
+    """True when two extent expressions are the same (as text: ``x.shape[0] - 2``)."""
+    return str(a) == str(b)
+
+
 def is_nonnegative(expr) -> bool:
     """Extents taken as >= 0: constants >= 0 and expressions without a subtraction or
     floor division (slice extents such as ``n - 2`` can be negative; a size the user
@@ -262,6 +267,9 @@ class ElementLowering:
         self.namer = namer
         self.b = Builder(loc)
         self.read_through = read_through if read_through is not None else {}
+        # The extents the next ``array`` call's value is stored into (``out[:] = x - m``), so
+        # that its element-wise operands broadcast to them directly; consumed by that call.
+        self.shape_hint: list | None = None
         # Whole-array reductions already hoisted for this statement, by (op, array text):
         # ``np.exp(x - x.max()) / np.exp(x - x.max()).sum()`` computes ``x.max()`` once.
         self.hoisted: dict = {}
@@ -414,6 +422,7 @@ class ElementLowering:
     def array(self, expr, pre: list) -> ArrayValue:
         """The ``ArrayValue`` of an array-typed expression."""
         ty = expr.type
+        hint, self.shape_hint = self.shape_hint, None
         if not isinstance(ty, ArrayType):
             self.fail(f"an array expression of unknown type ({expr})", expr)
         if isinstance(expr, n.Name):
@@ -428,25 +437,25 @@ class ElementLowering:
             if expr.op == "@":
                 return self.matmul(expr.left, expr.right, ty.dtype, pre, expr)
             return self.elementwise([expr.left, expr.right], ty.dtype, pre,
-                                    lambda a, c: self.b.binop(expr.op, a, c, ty.dtype))
+                                    lambda a, c: self.b.binop(expr.op, a, c, ty.dtype), hint)
         if isinstance(expr, n.UnaryOp):
             op = "not" if expr.op == "~" and ty.dtype.is_bool else expr.op
             return self.elementwise([expr.operand], ty.dtype, pre,
-                                    lambda a: n.UnaryOp(op, a, ty.dtype, self.loc))
+                                    lambda a: n.UnaryOp(op, a, ty.dtype, self.loc), hint)
         if isinstance(expr, n.Compare):
             return self.elementwise([expr.left, expr.right], BOOL, pre,
-                                    lambda a, c: n.Compare(expr.op, a, c, BOOL, self.loc))
+                                    lambda a, c: n.Compare(expr.op, a, c, BOOL, self.loc), hint)
         if isinstance(expr, n.BoolOp):
             return self.elementwise(list(expr.values), ty.dtype, pre,
-                                    lambda *vs: n.BoolOp(expr.op, list(vs), ty.dtype, self.loc))
+                                    lambda *vs: n.BoolOp(expr.op, list(vs), ty.dtype, self.loc), hint)
         if isinstance(expr, n.IfExp):
             return self.elementwise([expr.test, expr.body, expr.orelse], ty.dtype, pre,
                                     lambda t, a, c: n.IfExp(t, self.b.cast(a, ty.dtype),
-                                                            self.b.cast(c, ty.dtype), ty.dtype, self.loc))
+                                                            self.b.cast(c, ty.dtype), ty.dtype, self.loc), hint)
         if isinstance(expr, n.Cast):
-            return self.elementwise([expr.value], ty.dtype, pre, lambda a: self.b.cast(a, ty.dtype))
+            return self.elementwise([expr.value], ty.dtype, pre, lambda a: self.b.cast(a, ty.dtype), hint)
         if isinstance(expr, n.Call) and expr.kind in ("numpy", "math", "builtin"):
-            return self.call_value(expr, pre)
+            return self.call_value(expr, pre, hint)
         self.fail(f"array expression {type(expr).__name__} `{expr}`", expr)
 
     def name_value(self, name: n.Name) -> ArrayValue:
@@ -549,24 +558,29 @@ class ElementLowering:
             span = self.b.binop("//", self.b.add(span, self.b.int(-step - 1)), self.b.int(-step), INT64)
         return span, lower, step
 
-    def elementwise(self, operands: list, dtype: ScalarType, pre: list, combine) -> ArrayValue:
-        """Broadcast ``operands`` (arrays or scalars) and combine their elements."""
+    def elementwise(self, operands: list, dtype: ScalarType, pre: list, combine, hint=None) -> ArrayValue:
+        """Broadcast ``operands`` (arrays or scalars) and combine their elements. ``hint``: the
+        extents the result is stored into, which its operands then broadcast to directly."""
         values = []
         for op in operands:
-            if isinstance(getattr(op, "type", None), ArrayType):
+            ty = getattr(op, "type", None)
+            if isinstance(ty, ArrayType):
+                if hint is not None and ty.ndim <= len(hint):
+                    self.shape_hint = hint[len(hint) - ty.ndim:]
                 values.append(self.array(op, pre))
             else:
                 values.append(self.scalar(op, pre))
         arrays = [v for v in values if isinstance(v, ArrayValue)]
         rank = max(v.ndim for v in arrays)
-        shape = []
-        for d in range(rank):
-            candidates = [v.shape[d - (rank - v.ndim)] for v in arrays if d >= rank - v.ndim]
-            chosen = next((c for c in candidates if not is_one(c)), candidates[0])
-            shape.append(chosen)
+        extents: list = []
+        if hint is not None and len(hint) == rank:
+            shape = [clone(e) for e in hint]
+        else:
+            shape, hint = self.broadcast_shape(arrays, rank, extents), None
         for k, v in enumerate(values):
             if isinstance(v, ArrayValue) and v.costly and self.is_broadcast(v, shape):
                 values[k] = self.read_back(self.materialize(v, pre), v.shape)
+        values = self.stretch(values, shape, pre, into=hint is not None, extents=extents)
 
         def element(idx, body):
             parts = []
@@ -578,6 +592,98 @@ class ElementLowering:
             return combine(*parts)
 
         return ArrayValue(shape, element, dtype, any(isinstance(v, ArrayValue) and v.costly for v in values))
+
+    # NumPy broadcasts by run-time extents: an extent of 1 stretches unless it is known at
+    # compile time to be something else. Where two operands' extents are not the same
+    # expression, the statement gets, before its loops, one check of all the shapes (a
+    # ``broadcast_operands``/``broadcast_into`` call: ValueError, as NumPy raises), the
+    # result extent as a local, and per operand axis a flag ``bc<k> = extent == 1``; the
+    # element is then read at ``0 if bc<k> else i``. The flags are loop-invariant, so the
+    # compiler hoists the choice out of the loop (unswitching) and the inner loop stays a
+    # plain contiguous one; no extent comparison runs per element.
+
+    def broadcast_shape(self, arrays: list, rank: int, extents: list) -> list:
+        """The extents of ``arrays`` broadcast together (right-aligned). An axis where the
+        operands' extents are different expressions gets a local ``ext<k>``, the one that is
+        not 1 at run time; its definition goes to ``extents``."""
+        shape = []
+        for d in range(rank):
+            candidates = [v.shape[d - (rank - v.ndim)] for v in arrays if d >= rank - v.ndim]
+            distinct = []
+            for c in candidates:
+                if not is_one(c) and all(not same_extent(c, k) for k in distinct):
+                    distinct.append(c)
+            if len(distinct) <= 1:
+                shape.append(distinct[0] if distinct else candidates[0])
+                continue
+            known = next((c for c in distinct if const_int(c) is not None), None)
+            if known is not None:
+                shape.append(known)
+                continue
+            value = clone(distinct[0])
+            for c in distinct[1:]:
+                is_unit = n.Compare("==", clone(value), self.b.int(1), BOOL, self.loc)
+                value = n.IfExp(is_unit, clone(c), value, INT64, self.loc)
+            ext = self.namer.fresh("ext", INT64)
+            extents.append(n.Assign(self.b.name(ext, INT64), value, self.loc))
+            shape.append(self.b.name(ext, INT64))
+        return shape
+
+    def stretch(self, values: list, shape: list, pre: list, into: bool, extents=()) -> list:
+        """``values`` (``ArrayValue``s and scalars) read inside an iteration space of ``shape``:
+        an axis whose extent is not the same expression as the space's is checked at run
+        time and read through a broadcast flag. ``into``: the space is the shape stored into,
+        which does not stretch (``broadcast_into``), else the operands' own broadcast shape
+        (``broadcast_operands``). Checks and flags go to ``pre``."""
+        rank = len(shape)
+        flagged: list = []
+        checked = False
+        for v in values:
+            flags = {}
+            if isinstance(v, ArrayValue):
+                offset = rank - v.ndim
+                for d, extent in enumerate(v.shape):
+                    target = shape[offset + d]
+                    if is_one(extent) or same_extent(extent, target):
+                        continue
+                    checked = True
+                    if const_int(extent) is None:
+                        flags[d] = extent
+            flagged.append(flags)
+        if not checked:
+            pre.extend(extents)
+            return values
+        arrays = [v for v in values if isinstance(v, ArrayValue)]
+        shapes = [self.shape_tuple(shape)] if into else []
+        shapes += [self.shape_tuple(v.shape) for v in arrays]
+        check = n.Call("broadcast_into" if into else "broadcast_operands", shapes, "builtin", {}, NONE, self.loc)
+        pre.append(n.ExprStmt(check, self.loc))
+        pre.extend(extents)
+        out = []
+        for v, flags in zip(values, flagged):
+            if not flags:
+                out.append(v)
+                continue
+            names = {}
+            for d, extent in flags.items():
+                flag = self.namer.fresh("bc", BOOL)
+                is_unit = n.Compare("==", clone(extent), self.b.int(1), BOOL, self.loc)
+                pre.append(n.Assign(self.b.name(flag, BOOL), is_unit, self.loc))
+                names[d] = flag
+            out.append(self.flagged(v, names))
+        return out
+
+    def flagged(self, value: ArrayValue, flags: dict) -> ArrayValue:
+        """``value`` read at index 0 along each axis ``d`` whose flag ``flags[d]`` is set."""
+        def element(idx, body):
+            idx = [n.IfExp(self.b.name(flags[d], BOOL), self.b.int(0), clone(i), INT64, self.loc)
+                   if d in flags and const_int(i) != 0 else i for d, i in enumerate(idx)]
+            return value.element(idx, body)
+
+        return ArrayValue(value.shape, element, value.dtype, value.costly)
+
+    def shape_tuple(self, shape: list) -> n.TupleExpr:
+        return n.TupleExpr([clone(e) for e in shape], TupleType((INT64,) * len(shape)), self.loc)
 
     @staticmethod
     def is_broadcast(value: ArrayValue, shape: list) -> bool:
@@ -607,7 +713,7 @@ class ElementLowering:
     def subject(self, call: n.Call):
         return call.args[0]
 
-    def call_value(self, call: n.Call, pre: list) -> ArrayValue:
+    def call_value(self, call: n.Call, pre: list, hint: list | None = None) -> ArrayValue:
         name = short_name(call.func)
         dtype = call.type.dtype
         b = self.b
@@ -626,7 +732,7 @@ class ElementLowering:
                 self.fail(f"`{call}` builds an array from a Python sequence", call)
             return self.array(self.subject(call), pre)
         if name == "astype":
-            return self.elementwise([call.args[0]], dtype, pre, lambda a: b.cast(a, dtype))
+            return self.elementwise([call.args[0]], dtype, pre, lambda a: b.cast(a, dtype), hint)
         if name == "transpose":
             axes = self.arg(call, 1, "axes")
             perm = None
@@ -666,12 +772,12 @@ class ElementLowering:
                 self.fail(f"`{call}` with one argument (np.nonzero form)", call)
             return self.elementwise(call.args, dtype, pre,
                                     lambda t, x, y: n.IfExp(t, b.cast(x, dtype), b.cast(y, dtype),
-                                                            dtype, self.loc))
+                                                            dtype, self.loc), hint)
         if name == "clip":
             def clip(x, lo, hi):
                 low = b.builtin("max", [b.cast(x, dtype), b.cast(lo, dtype)], dtype)
                 return b.builtin("min", [low, b.cast(hi, dtype)], dtype)
-            return self.elementwise(call.args[:3], dtype, pre, clip)
+            return self.elementwise(call.args[:3], dtype, pre, clip, hint)
         if name in ("cumsum", "cumprod"):
             return self.scan(name, call, pre)
         if name in ("concatenate", "hstack", "vstack", "stack"):
@@ -679,7 +785,7 @@ class ElementLowering:
         if name in ("ravel", "flatten"):
             return self.flat(self.array(self.subject(call), pre), None)
         if name == "isclose":
-            return self.elementwise(call.args[:2], BOOL, pre, self.close_to(call, pre))
+            return self.elementwise(call.args[:2], BOOL, pre, self.close_to(call, pre), hint)
         if name in ("diff",):
             source = self.array(call.args[0], pre)
             if source.ndim != 1 or self.arg(call, 1, "n") is not None:
@@ -690,7 +796,7 @@ class ElementLowering:
                 return b.binop("-", b.cast(nxt, dtype), b.cast(source.element(idx, body), dtype), dtype)
 
             return ArrayValue([b.add(clone(source.shape[0]), b.int(-1))], element, dtype)
-        return self.elementwise(self.ufunc_args(call), dtype, pre, self.ufunc(call, dtype))
+        return self.elementwise(self.ufunc_args(call), dtype, pre, self.ufunc(call, dtype), hint)
 
     def ufunc_args(self, call: n.Call) -> list:
         if call.kwargs:

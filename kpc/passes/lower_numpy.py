@@ -53,9 +53,15 @@ What the emitters get after this pass (``array_level_nodes`` is empty), in full:
 - A ``while`` test that needs a reduction becomes ``while True:`` with the reduction
   loops, ``if not test: break``, then the body.
 
-Assumed, as in most NumPy kernels (not checked at run time): broadcast operands have
-equal extents unless one is statically 1 (``a[:, None]``, a reduced axis); an argument
-axis of run-time length 1 does not broadcast. Distinct parameters do not share memory
+- **Broadcasting by run-time extents**: where operands' extents are different expressions
+  (``x - m`` of two parameters), the statement starts with one check of all their shapes,
+  ``broadcast_operands((x.shape[0], x.shape[1]), (m.shape[0], m.shape[1]))`` (or
+  ``broadcast_into(stored_shape, shapes...)`` for a store; a builtin ``ExprStmt`` the
+  emitters turn into NumPy's ValueError), then ``ext<k>: i64`` locals for result extents
+  (``m.shape[1] if x.shape[1] == 1 else x.shape[1]``) and ``bc<k>: bool = m.shape[1] == 1``
+  flags; such an operand axis is read at ``0 if bc<k> else i<j>``.
+
+Assumed, as in most NumPy kernels (not checked at run time): Distinct parameters do not share memory
 (a temporary is made only for overlapping views of one array). Slice bounds lie within
 the array; negative constants and ``-k`` count from the end. ``min``/``max`` of an empty
 array is undefined (NumPy raises); ``np.maximum``/``minimum`` order NaNs as ``max``/``min``.
@@ -302,10 +308,13 @@ class FunctionLowering:
             return self.masked_store(target, value, op, low, pre, loc)
         written = low.array(target, pre)
         if isinstance(getattr(value, "type", None), ArrayType):
+            if value.type.ndim <= written.ndim:
+                low.shape_hint = written.shape[written.ndim - value.type.ndim:]
             source = low.array(value, pre)
             if source.ndim > written.ndim:
                 low.fail(f"assignment of a rank-{source.ndim} value to `{target}` of rank {written.ndim}",
                          value)
+            source = low.stretch([source], written.shape, pre, into=True)[0]
         else:
             source = low.scalar(value, pre)
         return self.element_loops(target, written, source, op, low, pre, loc)
@@ -657,8 +666,9 @@ def store_through_destination(function: n.Function) -> None:
     twice, as the sum and as the store. When the next statement stores into an array
     slot of the same dtype and rank, and neither statement reads that array otherwise,
     the pair becomes ``out[i] = np.exp(x[i] - m); out[i] = out[i] / out[i].sum()``:
-    one ``exp`` per element, no temporary, the values NumPy computes. Shapes are
-    assumed equal, as broadcasting a run-time extent of 1 is (module docstring).
+    one ``exp`` per element, no temporary, the values NumPy computes. The shapes of ``e`` and
+    ``out[i]`` are assumed equal (not checked at run time: an ``e`` of extent 1 would be
+    stretched by the first store before ``e.sum()`` reads it).
     """
     counts = assignment_counts(function)
     references: dict = {}

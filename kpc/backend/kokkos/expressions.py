@@ -358,6 +358,13 @@ class ExprEmitter:
             return f"kpc::sign<{scalar_type(t)}>({self.emit(args[0], t)})"
         if name in ("int", "float", "bool"):
             return self.convert(args[0], self.emit(args[0]), t) if args else literal(0, t)
+        if name in ("broadcast_operands", "broadcast_into"):
+            # In a kernel body the check cannot throw: it flags, and the binding raises after.
+            in_kernel = getattr(self.scope, "in_region", False) or getattr(self.scope, "variant", "host") != "host"
+            shapes = ", ".join(
+                f"std::array<int64_t, {len(a.elements)}>{{{', '.join(self.emit(x, INT64) for x in a.elements)}}}"
+                for a in args)
+            return f"kpc::{name}<{'true' if in_kernel else 'false'}>({shapes})"
         if name == "round" and len(args) == 1:
             return f"static_cast<{scalar_type(t)}>(kpc::math::nearbyint({self.emit(args[0])}))"
         raise BackendError(f"builtin {name}() is not supported by the Kokkos backend", e.loc)

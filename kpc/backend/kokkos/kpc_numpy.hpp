@@ -12,7 +12,12 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <pthread.h>
+
 #include <array>
+#include <atomic>
+#include <mutex>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -155,8 +160,17 @@ T scalar_arg(py::handle object, const char* function, const char* param) {
   }
 }
 
+inline std::atomic<int>& broadcast_failed();
+inline std::string& broadcast_failure();
+
 // Raise the Python exception for an error a kernel flagged (see kpc::error_flag).
 inline void check_errors() {
+  if (broadcast_failed().load()) {
+    std::string message;
+    message.swap(broadcast_failure());
+    broadcast_failed() = 0;
+    throw py::value_error(message);
+  }
   int error = error_flag();
   if (error == 0) return;
   error_flag() = 0;
@@ -176,20 +190,217 @@ py::array_t<T> empty(const std::array<int64_t, N>& shape) {
   return py::array_t<T>(extents);
 }
 
+// -------------------------------------------------------------- broadcasting
+
+// A broadcast check that failed inside a kernel body, where it cannot throw, and its
+// message (written by the first iteration to fail); check_errors raises it once the
+// kernel returns.
+inline std::atomic<int>& broadcast_failed() {
+  static std::atomic<int> failed{0};
+  return failed;
+}
+
+inline std::string& broadcast_failure() {
+  static std::string message;
+  return message;
+}
+
+template <std::size_t N>
+std::string shape_text(const std::array<int64_t, N>& shape) {
+  std::string text = "(";
+  for (std::size_t k = 0; k < N; ++k) text += (k ? "," : "") + std::to_string(shape[k]);
+  return text + (N == 1 ? ",)" : ")");
+}
+
+// The shapes broadcast together (right-aligned; an extent of 1 stretches); false when two
+// extents of one axis are different and neither is 1.
+inline bool broadcast_shape(const std::vector<std::vector<int64_t>>& shapes, std::vector<int64_t>& out) {
+  std::size_t rank = 0;
+  for (const auto& shape : shapes) rank = std::max(rank, shape.size());
+  out.assign(rank, 1);
+  for (const auto& shape : shapes) {
+    const std::size_t offset = rank - shape.size();
+    for (std::size_t k = 0; k < shape.size(); ++k) {
+      int64_t& have = out[offset + k];
+      if (shape[k] == 1 || shape[k] == have) continue;
+      if (have != 1) return false;
+      have = shape[k];
+    }
+  }
+  return true;
+}
+
+template <bool InKernel>
+void broadcast_error(const std::string& message) {
+  if constexpr (InKernel) {
+    if (broadcast_failed().exchange(1) == 0) broadcast_failure() = message;
+  } else {
+    throw py::value_error(message);
+  }
+}
+
+// NumPy's check of the operands of an element-wise operation: ValueError when their shapes
+// do not broadcast together. Runs once per expression, before its loops.
+template <bool InKernel, class... Shapes>
+bool broadcast_operands(const Shapes&... shapes) {
+  std::vector<int64_t> result;
+  if (broadcast_shape({std::vector<int64_t>(shapes.begin(), shapes.end())...}, result)) return true;
+  std::string message = "operands could not be broadcast together with shapes";
+  ((message += " " + shape_text(shapes)), ...);
+  broadcast_error<InKernel>(message);
+  return false;
+}
+
+// The same for a value stored into (or updating) an array of shape `target`, which does
+// not stretch: the operands' broadcast shape must broadcast to it.
+template <bool InKernel, std::size_t N, class... Shapes>
+bool broadcast_into(const std::array<int64_t, N>& target, const Shapes&... shapes) {
+  if (!broadcast_operands<InKernel>(shapes...)) return false;
+  std::vector<int64_t> result;
+  broadcast_shape({std::vector<int64_t>(shapes.begin(), shapes.end())...}, result);
+  std::vector<int64_t> stretched;
+  const std::vector<int64_t> into(target.begin(), target.end());
+  if (result.size() <= N && broadcast_shape({into, result}, stretched) && stretched == into) return true;
+  std::string from = "(";
+  for (std::size_t k = 0; k < result.size(); ++k) from += (k ? "," : "") + std::to_string(result[k]);
+  from += result.size() == 1 ? ",)" : ")";
+  broadcast_error<InKernel>("could not broadcast input array from shape " + from + " into shape " +
+                            shape_text(target));
+  return false;
+}
+
 // -------------------------------------------------------------- session
 
+// The state every kpc module of a process shares. Each module is its own shared object,
+// loaded RTLD_LOCAL with hidden symbols, so a static here would be one per module: the
+// module that starts the session creates it, and kpc.runtime.kokkos_session hands it to
+// every other module as a capsule (_kpc_attach_session).
+struct session {
+  enum : int { running, forked_child, finalized };
+  // One kpc call at a time in the process: Kokkos 3's OpenMP space has a single
+  // dispatching thread (borrowed_host_space), and each module's error flag
+  // (kpc::error_flag) and CUDA staging state belong to the call that holds it.
+  std::mutex lock;
+  void* host_master = nullptr;
+  std::atomic<int> state{running};
+};
+
+inline session*& attached_session() {
+  static session* current = nullptr;
+  return current;
+}
+
+constexpr const char* forked_child_message =
+    "kpc: this process was forked from one that had already run kpc kernels, and Kokkos' "
+    "OpenMP threads do not survive fork(); start worker processes with the 'spawn' or "
+    "'forkserver' method instead (multiprocessing.get_context('spawn'), or "
+    "concurrent.futures.ProcessPoolExecutor(mp_context=...))";
+
+// The Python thread state released for a scope: for kernels, which never touch Python
+// objects, and for waiting on the session lock (a thread holding the lock may need the GIL).
+class gil_released {
+ public:
+  gil_released() : state_(PyEval_SaveThread()) {}
+  ~gil_released() { PyEval_RestoreThread(state_); }
+  gil_released(const gil_released&) = delete;
+  gil_released& operator=(const gil_released&) = delete;
+
+ private:
+  PyThreadState* state_;
+};
+
+// Run `body` with the GIL released; it returns what `body` returns.
+template <class Body>
+decltype(auto) without_gil(Body&& body) {
+  gil_released released;
+  return body();
+}
+
+// The session lock, taken with the GIL held (the uncontended path is one try_lock) or,
+// when another thread holds it, waited for without the GIL.
+class session_lock {
+ public:
+  session_lock() : session_(attached_session()) {
+    if (session_ == nullptr) {
+      throw std::runtime_error("kpc: this module was imported without kpc.runtime.loader, so it has no Kokkos session");
+    }
+    // Checked before locking: in a forked child the lock may belong to a parent thread
+    // that does not exist here, and any OpenMP region would hang.
+    check_state();
+    if (!session_->lock.try_lock()) {
+      gil_released waiting;
+      session_->lock.lock();
+    }
+    if (session_->state.load(std::memory_order_relaxed) != session::running) {
+      session_->lock.unlock();
+      check_state();
+    }
+  }
+  ~session_lock() { session_->lock.unlock(); }
+  session_lock(const session_lock&) = delete;
+  session_lock& operator=(const session_lock&) = delete;
+
+  session& current() const { return *session_; }
+
+ private:
+  void check_state() const {
+    int state = session_->state.load(std::memory_order_relaxed);
+    if (state == session::forked_child) throw std::runtime_error(forked_child_message);
+    if (state == session::finalized) {
+      throw std::runtime_error("kpc: Kokkos was finalized in this process; kpc functions cannot run after that");
+    }
+  }
+
+  session* session_;
+};
+
+// What every kpc call holds from before its arguments are converted until its result is:
+// the session lock, and the host execution space for this thread.
+class call_guard {
+ public:
+  call_guard() : host_(lock_.current().host_master) {}
+
+ private:
+  session_lock lock_;
+  borrowed_host_space host_;
+};
+
+inline session* started_session() {
+  static session* started = nullptr;
+  if (started == nullptr) {
+    started = new session();  // never deleted: modules may run until the process exits
+    started->host_master = host_space_master();
+    pthread_atfork(nullptr, nullptr, [] { started_session()->state.store(session::forked_child); });
+  }
+  return started;
+}
+
 // Functions through which kpc.runtime.kokkos_session initializes Kokkos once per
-// process (libkokkoscore is shared by all modules) and finalizes it at exit.
+// process (libkokkoscore is shared by all modules), shares the session between modules,
+// and finalizes Kokkos at exit.
 inline void define_session_functions(py::module_& m) {
   read_serial_threshold_env();
   m.def("_kpc_initialize", [](int num_threads) {
     if (!Kokkos::is_initialized()) kpc::initialize(num_threads);
   });
+  // Called on the thread that initialized Kokkos, right after: that thread is the master.
+  m.def("_kpc_start_session", []() {
+    attached_session() = started_session();
+    return py::capsule(attached_session(), "kpc.session");
+  });
+  m.def("_kpc_attach_session", [](py::capsule capsule) {
+    attached_session() = capsule.get_pointer<session>();
+  });
   m.def("_kpc_finalize", []() {
+    call_guard guard;
     if (Kokkos::is_initialized()) Kokkos::finalize();
+    attached_session()->state.store(session::finalized);
   });
   m.def("_kpc_is_initialized", []() { return Kokkos::is_initialized(); });
-  m.def("_kpc_concurrency", []() { return Kokkos::DefaultHostExecutionSpace::concurrency(); });
+  m.def("_kpc_concurrency", []() {
+    call_guard guard;
+    return Kokkos::DefaultHostExecutionSpace::concurrency();
+  });
   m.attr("_kpc_kokkos_version") = KOKKOS_VERSION;
 }
 
