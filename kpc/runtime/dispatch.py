@@ -31,7 +31,7 @@ import threading
 
 import numpy as np
 
-from . import loader
+from . import kokkos_session, loader
 from .cache import BuildCache
 
 SUPPORTED_DTYPES = frozenset([
@@ -205,6 +205,8 @@ class ModuleRuntime:
 
     # ------------------------------------------------------------ finding a specialization
     def function_for(self, dispatcher: Dispatcher, types: tuple):
+        # Before compiling anything: a forked child cannot run what it would compile.
+        kokkos_session.check_process()
         name = dispatcher.name
         found = self.prebuilt.get((name, types))
         if found is None:

@@ -1,4 +1,4 @@
-"""Kokkos initialization, once per process, shared by every kpc module.
+"""Kokkos initialization, once per process, shared by every kpc module; calls from any thread.
 
 ``libkokkoscore`` is a shared library, so ``Kokkos::is_initialized()`` is one state
 for all compiled kpc modules of a process: the first module loaded initializes
@@ -10,18 +10,56 @@ The thread count of the OpenMP execution space is ``OMP_NUM_THREADS``, else
 ``NUMBA_NUM_THREADS`` (so a script tuned for Numba keeps its setting), else
 Kokkos' default (every core). Kokkos' warning about an unset ``OMP_PROC_BIND`` is
 turned off: kpc initializes with warnings disabled.
+
+**Threads.** kpc functions may be called from any Python thread, concurrently; the
+calls run one at a time. Kokkos 3.x's OpenMP space dispatches parallel regions only
+from its master thread (the one that initialized it), so the module that starts the
+session records that thread's instance, and a call from another thread borrows it for
+its duration (``kpc::borrowed_host_space`` in ``kpc_compat.hpp``), its regions running
+on that thread's own OpenMP team. Two calls borrowing at once would share the
+instance's reduction buffers, so a process-wide lock serializes calls; it also makes
+each module's error flag (integer division by zero) belong to the call that holds it.
+This was chosen over a dispatch thread, which would cost every call, the main thread's
+too, a hand-off between threads (microseconds against kpc's sub-microsecond overhead),
+and over per-thread execution-space instances, which Kokkos 3.4's OpenMP space does not
+have. The lock is one per process, but each compiled module is its own shared object
+(loaded ``RTLD_LOCAL``), so the module that starts the session creates it and this
+module hands it, as a capsule, to every module loaded after (``_kpc_attach_session``).
+An uncontended call pays one ``try_lock``; a contended one waits without the GIL. The
+GIL is released while a kernel runs (kernels never touch Python objects; the ones whose
+specialization allocates NumPy arrays keep it), so other Python threads run meanwhile.
+
+**fork.** Kokkos' OpenMP worker threads do not exist in a forked child, and libgomp
+there waits for them forever. A child forked after the parent started the session
+raises ``RuntimeError`` at its first kpc call, before any OpenMP call, telling to use
+the ``spawn`` or ``forkserver`` start method (a ``pthread_atfork`` handler marks the
+session; this module checks the process id on its slow paths), and its exit does not
+finalize Kokkos. A child forked before any kpc call, or a spawned one, starts its own
+session.
 """
 
 from __future__ import annotations
 
 import atexit
 import os
+import threading
 
-_state = {"module": None, "owned": False, "finalized": False}
+_state = {"session": None, "module": None, "owned": False, "finalized": False, "pid": None}
+_lock = threading.Lock()
+
+FORKED_CHILD_MESSAGE = (
+    "kpc: this process was forked from one that had already run kpc kernels, and Kokkos' OpenMP "
+    "threads do not survive fork(); start worker processes with the 'spawn' or 'forkserver' method "
+    "instead (multiprocessing.get_context('spawn'), or concurrent.futures.ProcessPoolExecutor(mp_context=...))"
+)
 
 
 class KokkosFinalized(RuntimeError):
     """Kokkos was finalized in this process; it cannot be initialized again."""
+
+
+class ForkedChild(RuntimeError):
+    """This process was forked after its parent ran kpc kernels; kpc cannot run in it."""
 
 
 def thread_count(environ=None) -> int:
@@ -40,25 +78,41 @@ def thread_count(environ=None) -> int:
     return -1
 
 
+def check_process() -> None:
+    """Raise ``ForkedChild`` in a child forked after this process's session started.
+
+    >>> check_process()  # no session in this process yet, or this is the process that started it
+    """
+    if _state["pid"] is not None and _state["pid"] != os.getpid():
+        raise ForkedChild(FORKED_CHILD_MESSAGE)
+
+
 def ensure_initialized(module) -> None:
-    """Initialize Kokkos through ``module`` (a compiled kpc module) unless it already is."""
-    if _state["module"] is not None:
-        return
-    if _state["finalized"]:
-        raise KokkosFinalized("Kokkos was finalized in this process; kpc modules cannot run after that")
-    if not module._kpc_is_initialized():
-        module._kpc_initialize(thread_count())
-        _state["owned"] = True
-        atexit.register(finalize)
-    _state["module"] = module
+    """Attach ``module`` (a compiled kpc module) to the session, starting it (and Kokkos) if needed."""
+    with _lock:
+        check_process()
+        if _state["session"] is None:
+            if _state["finalized"]:
+                raise KokkosFinalized("Kokkos was finalized in this process; kpc modules cannot run after that")
+            if not module._kpc_is_initialized():
+                module._kpc_initialize(thread_count())
+                _state["owned"] = True
+                atexit.register(finalize)
+            # On this thread, right after initialization: it is the one Kokkos made its master.
+            _state["session"] = module._kpc_start_session()
+            _state["module"] = module
+            _state["pid"] = os.getpid()
+        else:
+            module._kpc_attach_session(_state["session"])
 
 
 def finalize() -> None:
-    """Finalize Kokkos if kpc initialized it (registered with ``atexit``)."""
+    """Finalize Kokkos if kpc initialized it (registered with ``atexit``); never in a forked child."""
     module = _state["module"]
-    if module is not None and _state["owned"] and not _state["finalized"]:
-        module._kpc_finalize()
-        _state["finalized"] = True
+    if module is None or not _state["owned"] or _state["finalized"] or _state["pid"] != os.getpid():
+        return
+    module._kpc_finalize()
+    _state["finalized"] = True
 
 
 def concurrency() -> int | None:

@@ -1,8 +1,9 @@
 """Import compiled kpc modules from the build cache.
 
 A cache entry's extension is imported under its own unique name (``kpc_<key>``),
-outside ``sys.modules``' package tree, once per process, and initializes Kokkos
-on first use through ``kokkos_session``.
+outside ``sys.modules``' package tree, once per process (a lock makes that hold when
+several threads make their first calls at once), and joins the process's Kokkos
+session (``kokkos_session``), starting it on first use.
 """
 
 from __future__ import annotations
@@ -10,25 +11,32 @@ from __future__ import annotations
 import importlib.machinery
 import importlib.util
 import sys
+import threading
 
 from . import kokkos_session
 
 _loaded: dict = {}
+_lock = threading.Lock()
 
 
 def load_library(name: str, path) -> object:
     """Import the extension module ``name`` from the file ``path`` (once per process)."""
     key = (name, str(path))
-    module = _loaded.get(key)
-    if module is not None:
-        return module
+    with _lock:
+        module = _loaded.get(key)
+        if module is None:
+            module = _import(name, path)
+            _loaded[key] = module
+    return module
+
+
+def _import(name: str, path):
     loader = importlib.machinery.ExtensionFileLoader(name, str(path))
     spec = importlib.util.spec_from_file_location(name, str(path), loader=loader)
     module = importlib.util.module_from_spec(spec)
     loader.exec_module(module)
     sys.modules.setdefault(name, module)
     kokkos_session.ensure_initialized(module)
-    _loaded[key] = module
     return module
 
 

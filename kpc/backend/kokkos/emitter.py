@@ -77,6 +77,9 @@ class EntryModel:
     returns_value: bool = True
     returns_object: bool = False
     function_literal: str = ""
+    # The kernel runs with the GIL released unless its specialization touches Python
+    # objects (arrays it allocates are NumPy arrays; returned arrays are their owners).
+    releases_gil: bool = True
 
 
 @dataclass
@@ -262,6 +265,7 @@ def emit_translation_unit(specializations, space: str = "openmp", source: str = 
         context = _UnitContext(module, namespace, host_variant, space)
         written = analysis.written_params(module)
         functions, accumulators = [], []
+        touches_python = False
         for name in module.bottom_up():
             for variant in ("device", "host"):
                 if (name, variant) not in needed:
@@ -272,9 +276,11 @@ def emit_translation_unit(specializations, space: str = "openmp", source: str = 
                 functions.append(emitter.model())
                 accumulators += emitter.accumulators
                 scatter = scatter or emitter.uses_scatter
+                touches_python = touches_python or bool(emitter.owners)
         for name in spec.entries:
             f = module.functions[name]
             entry = _binding(f, namespace, f"{name}__{namespace}", written[name])
+            entry.releases_gil = not touches_python
             if space == "cuda":
                 cuda.adapt_entry(entry, module, name, has_regions)
             entries.append(entry)

@@ -50,4 +50,51 @@ inline void initialize(int num_threads) {
 #endif
 }
 
+// The calling thread as the dispatcher of Kokkos' host execution space.
+//
+// Kokkos 3.x's OpenMP space runs parallel regions only from its master thread: the one
+// whose thread-local Kokkos::Impl::t_openmp_instance is set, i.e. the thread that called
+// Kokkos::initialize (OpenMPExec::verify_is_master); any other thread gets "in parallel
+// or not initialized". kpc calls come from any Python thread, one at a time (the
+// process-wide lock of kpc_numpy.hpp's session), so a call from another thread borrows
+// the master's instance for its duration. Its parallel regions then run on that thread's
+// own OpenMP team (libgomp keeps one per thread that starts regions), whose workers need
+// the thread-local hardware ids Kokkos gave the master's workers at initialization
+// (UniqueToken, hence ScatterView, reads them): they are numbered on the first borrow of
+// each thread, as Kokkos numbers its own team once, relying on libgomp's stable teams.
+// Kokkos 4 keeps the instance in the execution-space object and locks it itself, so any
+// thread may dispatch and there is nothing to borrow.
+#if !KPC_KOKKOS_4 && defined(KOKKOS_ENABLE_OPENMP)
+inline void* host_space_master() { return Kokkos::Impl::t_openmp_instance; }
+
+class borrowed_host_space {
+ public:
+  explicit borrowed_host_space(void* master) {
+    if (master == nullptr || Kokkos::Impl::t_openmp_instance == master) return;
+    Kokkos::Impl::t_openmp_instance = static_cast<Kokkos::Impl::OpenMPExec*>(master);
+    borrowed_ = true;
+    thread_local bool workers_numbered = false;
+    if (!workers_numbered) {
+#pragma omp parallel num_threads(Kokkos::OpenMP::impl_thread_pool_size())
+      Kokkos::Impl::t_openmp_hardware_id = omp_get_thread_num();
+      workers_numbered = true;
+    }
+  }
+  ~borrowed_host_space() {
+    if (borrowed_) Kokkos::Impl::t_openmp_instance = nullptr;
+  }
+  borrowed_host_space(const borrowed_host_space&) = delete;
+  borrowed_host_space& operator=(const borrowed_host_space&) = delete;
+
+ private:
+  bool borrowed_ = false;
+};
+#else
+inline void* host_space_master() { return nullptr; }
+
+struct borrowed_host_space {
+  explicit borrowed_host_space(void*) {}
+};
+#endif
+
 }  // namespace kpc
