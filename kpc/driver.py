@@ -84,6 +84,18 @@ def build(path, target: str = "kokkos", out=DEFAULT_OUT, space: str | None = Non
     started = time.perf_counter()
     path = os.fspath(path)
     out = prepare_output(out)
+    from kpc.passes.budget import file_budget
+
+    with file_budget():  # every pipeline run over this file draws from one KPC_PASS_BUDGET
+        report = _build(path, target, out, space, signatures, strict, auto_parallel)
+    report.seconds = time.perf_counter() - started
+    if write_report and not (strict and not report.ok(strict=True)):  # --strict failed: write nothing
+        report.report_path = report_path(out, path)
+        _write_atomically(report.report_path, report.to_json() + "\n")
+    return report
+
+
+def _build(path, target, out, space, signatures, strict, auto_parallel) -> BuildReport:
     from kpc.api import load_module
 
     load_module(path, signatures=signatures, strict=strict)  # the file's own diagnostics raise here
@@ -97,10 +109,6 @@ def build(path, target: str = "kokkos", out=DEFAULT_OUT, space: str | None = Non
         _build_kokkos(report, path, source, out, space, signatures, strict, auto_parallel, roles)
     else:
         _build_pykokkos(report, path, source, out, space, signatures, strict, auto_parallel, roles)
-    report.seconds = time.perf_counter() - started
-    if write_report and not (strict and not report.ok(strict=True)):  # --strict failed: write nothing
-        report.report_path = report_path(out, path)
-        _write_atomically(report.report_path, report.to_json() + "\n")
     return report
 
 

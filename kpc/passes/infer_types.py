@@ -145,7 +145,10 @@ class ModuleTyping:
         while queue:
             visits += 1
             if visits > _MAX_SWEEPS * max(1, len(order)):
-                raise RuntimeError("infer-types did not converge")
+                raise self.error(module.functions[self.current].loc,
+                                 f"the types of kernel '{self.current}' and its callers do not settle "
+                                 f"after {_MAX_SWEEPS} rounds over the call graph", "type inference",
+                                 "give the kernel a signature (--signature or @njit(\"...\"))")
             index = heapq.heappop(queue)
             queued.discard(index)
             name = order[index]
@@ -312,7 +315,9 @@ class FunctionTyping:
             self.block(self.function.body)
             if not self.unstable:
                 return
-        raise RuntimeError(f"infer-types: the locals of '{self.function.name}' did not converge")
+        raise self.error(self.function, f"the types of the locals of kernel '{self.function.name}' do not "
+                                        f"settle after {_MAX_SWEEPS} passes over its body", "type inference",
+                         "give the locals that change type a single type (float(x), x.astype(...))")
 
     def finish(self) -> None:
         """The last pass: every name must be known now; check the return statements."""

@@ -78,6 +78,9 @@ _SAME_RANK = {"np.empty_like", "np.zeros_like", "np.ones_like", "np.full_like", 
 _MATRIX_NUMPY = {"dot", "vdot", "matmul", "outer"}
 _PRODUCTS = {"np.dot", "np.matmul", ".dot"}
 _SHAPE_FIRST_NUMPY = {"empty", "zeros", "ones", "full", "eye", "identity", "arange"}
+# The top of the rank lattice: no NumPy (or Numba) array has more dimensions, so a rank
+# bound above it can only come from rebindings that keep adding dimensions; it is a conflict.
+MAX_RANK = 32
 
 
 @dataclass
@@ -150,7 +153,15 @@ class _FunctionUses:
             "rank conflict", "pass arrays of one rank to each parameter; take rows with a[i, :] "
                              "and elements with a[i, j]", self.source, notes=[Note(first.reason, first.loc)])
 
+    def beyond_top(self, name: str, fact: Fact) -> KpcError:
+        return KpcError.at(
+            fact.loc, f"the rank of '{name}' in kernel '{self.function.name}' grows past {MAX_RANK} "
+                      f"dimensions: {fact.reason}", "rank conflict",
+            "give each view its own name: Numba types a variable with one rank", self.source)
+
     def set_exact(self, name: str, fact: Fact) -> bool:
+        if fact.rank > MAX_RANK:
+            raise self.beyond_top(name, fact)
         symbol = self.sym(name)
         symbol.array = True
         if symbol.exact is not None:
@@ -163,6 +174,8 @@ class _FunctionUses:
         return True
 
     def set_lower(self, name: str, fact: Fact) -> bool:
+        if fact.rank > MAX_RANK:
+            raise self.beyond_top(name, fact)
         symbol = self.sym(name)
         changed = not symbol.array
         symbol.array = True
@@ -336,9 +349,63 @@ class _FunctionUses:
                 source = self.sym(symbol.element_of)
                 source.integer_elements = source.integer_elements or \
                     f"its elements (as {name}) are used as {symbol.integer}"
+        self.check_relations()
         self.propagate()
-        while self.apply_demands():
+        # Every round raises some rank bound, and bounds stop at MAX_RANK: the cap is never reached
+        # unless that reasoning breaks, and then a diagnostic beats a hang.
+        for _ in range(MAX_RANK * max(1, len(self.symbols)) + 1):
+            if not self.apply_demands():
+                return
             self.propagate()
+        raise KpcError.at(self.function.loc, f"kpc could not settle the array ranks of kernel "
+                                             f"'{self.function.name}'", "rank inference",
+                          "give the kernel a signature (--signature or @njit(\"...\"))", self.source)
+
+    def check_relations(self) -> None:
+        """Raise a conflict where assignments bind one name to views of two ranks.
+
+        ``Xi = Xi[0]`` (or ``a = b[0]`` with ``b = a``) asks rank(Xi) = rank(Xi) - 1: Numba
+        rejects it (a variable has one type), and rank propagation around such a cycle would
+        never stop. Each name gets an offset from the first name of its group of related
+        names; a second path with another offset is the conflict.
+        """
+        offset: dict = {}
+        for start in list(self.symbols):
+            if start in offset:
+                continue
+            offset[start] = 0
+            group, stack = [start], [start]
+            while stack:
+                name = stack.pop()
+                for other, delta, loc in self.symbols[name].relations:
+                    # rank(name) = rank(other) + delta
+                    want = offset[name] - delta
+                    if other not in offset:
+                        offset[other] = want
+                        group.append(other)
+                        stack.append(other)
+                    elif offset[other] != want:
+                        raise self.rebinding(other, (offset[other], want), group, offset, loc)
+
+    def rebinding(self, name: str, offsets: tuple, group: list, offset: dict, loc: n.Loc) -> KpcError:
+        """The diagnostic of ``name`` bound to views of two ranks (two ``offsets`` from its group's first name).
+
+        The ranks are spelled when a name of the group has a known rank (``n, m = a.shape``, a
+        callee's parameter); otherwise their difference is.
+        """
+        known = next((m for m in group if self.sym(m).exact is not None), None)
+        if known is not None:
+            fact = self.sym(known).exact
+            ranks = sorted({fact.rank - offset[known] + o for o in offsets}, reverse=True)
+            both = " and ".join(_rank_words(r) if r >= 0 else f"rank {r}" for r in ranks)
+            notes = [Note(fact.reason, fact.loc)]
+        else:
+            both = f"arrays of two ranks, one {abs(offsets[0] - offsets[1])} above the other"
+            notes = []
+        return KpcError.at(
+            loc, f"variable '{name}' in kernel '{self.function.name}' is bound to {both}",
+            "rank conflict", f"Numba gives a variable one type: bind the new view to a new name "
+                             f"({name}_view = ...)", self.source, notes=notes)
 
     def apply_demands(self) -> bool:
         """Make the operands of products (and the names updated in place with arrays) arrays; True if a fact changed.
@@ -447,7 +514,11 @@ class _FunctionUses:
         return changed
 
     def propagate(self) -> None:
-        """Carry rank facts along ``target = source[...]`` relations until nothing changes."""
+        """Carry rank facts along ``target = source[...]`` relations until nothing changes.
+
+        Terminates: ``check_relations`` ruled out cycles that change rank, each change raises a
+        rank bound (or sets ``array``/``exact`` once), and bounds stop at ``MAX_RANK``.
+        """
         changed = True
         while changed:
             changed = False

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .budget import PassBudgetExceeded, Watch, current_budget
+
 PASSES: dict = {}
 
 PIPELINES = {
@@ -92,7 +94,8 @@ def run_pipeline(module, ctx: PassContext, names: list | None = None, after: str
     """Run ``names`` (default: the target's pipeline) over ``module`` in place.
 
     Stops after the pass named ``after``; calls ``verifier(module)`` after every
-    pass when ``ctx.verify`` is set. Returns the module.
+    pass when ``ctx.verify`` is set. Returns the module. Runs under the pass budget
+    (``kpc.passes.budget``): past it, ``PassBudgetExceeded`` names the pass and the kernel.
     """
     names = names if names is not None else pipeline(ctx.target)
     if after is not None and after not in names:
@@ -101,13 +104,23 @@ def run_pipeline(module, ctx: PassContext, names: list | None = None, after: str
     for name in names:
         if name not in PASSES:
             raise UnknownPass(f"unknown pass {name!r}")
-        PASSES[name]().apply(ctx, module)
-        if PASSES[name].transforms:
-            ctx.analyses.clear()
-        if ctx.verify and verifier is not None:
-            verifier(module)
-        if name == after:
-            break
+    watch = Watch(current_budget(), module)
+    watch.current_pass = names[0] if names else ""
+    watch.start()
+    try:
+        for name in names:
+            watch.current_pass = name
+            PASSES[name]().apply(ctx, module)
+            if PASSES[name].transforms:
+                ctx.analyses.clear()
+            if ctx.verify and verifier is not None:
+                verifier(module)
+            if name == after:
+                break
+    finally:
+        watch.stop()
+    if watch.fired:  # the passes ended (or swallowed the interrupt) after the budget ran out
+        raise PassBudgetExceeded(watch.diagnostic)
     return module
 
 
