@@ -597,10 +597,12 @@ class ElementLowering:
     # compile time to be something else. Where two operands' extents are not the same
     # expression, the statement gets, before its loops, one check of all the shapes (a
     # ``broadcast_operands``/``broadcast_into`` call: ValueError, as NumPy raises), the
-    # result extent as a local, and per operand axis a flag ``bc<k> = extent == 1``; the
-    # element is then read at ``0 if bc<k> else i``. The flags are loop-invariant, so the
-    # compiler hoists the choice out of the loop (unswitching) and the inner loop stays a
-    # plain contiguous one; no extent comparison runs per element.
+    # result extent as a local, and per operand axis a broadcast stride
+    # ``bs<k> = 0 if extent == 1 else 1``; the element is read at ``i * bs<k>``. The strides
+    # are loop-invariant: nothing is compared per element, and the compiler versions the
+    # loop for strides of 1 (GCC's -O3 does), so the inner loop still vectorizes. A
+    # select per index (``0 if flag else i``) would need one loop version per flag, which
+    # compilers stop unswitching after a few operands (a stencil reads ten).
 
     def broadcast_shape(self, arrays: list, rank: int, extents: list) -> list:
         """The extents of ``arrays`` broadcast together (right-aligned). An axis where the
@@ -632,14 +634,14 @@ class ElementLowering:
     def stretch(self, values: list, shape: list, pre: list, into: bool, extents=()) -> list:
         """``values`` (``ArrayValue``s and scalars) read inside an iteration space of ``shape``:
         an axis whose extent is not the same expression as the space's is checked at run
-        time and read through a broadcast flag. ``into``: the space is the shape stored into,
+        time and read through a broadcast stride. ``into``: the space is the shape stored into,
         which does not stretch (``broadcast_into``), else the operands' own broadcast shape
-        (``broadcast_operands``). Checks and flags go to ``pre``."""
+        (``broadcast_operands``). Checks and strides go to ``pre``."""
         rank = len(shape)
-        flagged: list = []
+        per_value: list = []
         checked = False
         for v in values:
-            flags = {}
+            axes = {}
             if isinstance(v, ArrayValue):
                 offset = rank - v.ndim
                 for d, extent in enumerate(v.shape):
@@ -648,8 +650,8 @@ class ElementLowering:
                         continue
                     checked = True
                     if const_int(extent) is None:
-                        flags[d] = extent
-            flagged.append(flags)
+                        axes[d] = extent
+            per_value.append(axes)
         if not checked:
             pre.extend(extents)
             return values
@@ -660,24 +662,25 @@ class ElementLowering:
         pre.append(n.ExprStmt(check, self.loc))
         pre.extend(extents)
         out = []
-        for v, flags in zip(values, flagged):
-            if not flags:
+        for v, axes in zip(values, per_value):
+            if not axes:
                 out.append(v)
                 continue
             names = {}
-            for d, extent in flags.items():
-                flag = self.namer.fresh("bc", BOOL)
+            for d, extent in axes.items():
+                stride = self.namer.fresh("bs", INT64)
                 is_unit = n.Compare("==", clone(extent), self.b.int(1), BOOL, self.loc)
-                pre.append(n.Assign(self.b.name(flag, BOOL), is_unit, self.loc))
-                names[d] = flag
-            out.append(self.flagged(v, names))
+                value = n.IfExp(is_unit, self.b.int(0), self.b.int(1), INT64, self.loc)
+                pre.append(n.Assign(self.b.name(stride, INT64), value, self.loc))
+                names[d] = stride
+            out.append(self.strided(v, names))
         return out
 
-    def flagged(self, value: ArrayValue, flags: dict) -> ArrayValue:
-        """``value`` read at index 0 along each axis ``d`` whose flag ``flags[d]`` is set."""
+    def strided(self, value: ArrayValue, strides: dict) -> ArrayValue:
+        """``value`` read at ``i * strides[d]`` along each axis ``d`` with a broadcast stride."""
         def element(idx, body):
-            idx = [n.IfExp(self.b.name(flags[d], BOOL), self.b.int(0), clone(i), INT64, self.loc)
-                   if d in flags and const_int(i) != 0 else i for d, i in enumerate(idx)]
+            idx = [self.b.mul(clone(i), self.b.name(strides[d], INT64)) if d in strides and const_int(i) != 0
+                   else i for d, i in enumerate(idx)]
             return value.element(idx, body)
 
         return ArrayValue(value.shape, element, value.dtype, value.costly)

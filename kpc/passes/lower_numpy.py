@@ -58,8 +58,8 @@ What the emitters get after this pass (``array_level_nodes`` is empty), in full:
   ``broadcast_operands((x.shape[0], x.shape[1]), (m.shape[0], m.shape[1]))`` (or
   ``broadcast_into(stored_shape, shapes...)`` for a store; a builtin ``ExprStmt`` the
   emitters turn into NumPy's ValueError), then ``ext<k>: i64`` locals for result extents
-  (``m.shape[1] if x.shape[1] == 1 else x.shape[1]``) and ``bc<k>: bool = m.shape[1] == 1``
-  flags; such an operand axis is read at ``0 if bc<k> else i<j>``.
+  (``m.shape[1] if x.shape[1] == 1 else x.shape[1]``) and broadcast strides
+  ``bs<k>: i64 = 0 if m.shape[1] == 1 else 1``; such an operand axis is read at ``i<j> * bs<k>``.
 
 Assumed, as in most NumPy kernels (not checked at run time): Distinct parameters do not share memory
 (a temporary is made only for overlapping views of one array). Slice bounds lie within

@@ -105,6 +105,11 @@ def _view_entry(entry, env):
     return _expr(entry, env)
 
 
+def _broadcast_into(target, *shapes):
+    """NumPy's check of a value of ``shapes`` stored into an array of shape ``target``."""
+    np.broadcast_to(np.empty(np.broadcast_shapes(*shapes)), target)
+
+
 def _expr(e, env):
     if isinstance(e, n.Const):
         return e.value
@@ -149,5 +154,6 @@ def _expr(e, env):
             return _MATH[e.func.split(".")[-1]](*args)
         if e.kind == "builtin":
             return {"abs": abs, "min": min, "max": max, "len": len, "int": int, "float": float,
-                    "bool": bool}[e.func](*args)
+                    "bool": bool, "broadcast_operands": np.broadcast_shapes,
+                    "broadcast_into": _broadcast_into}[e.func](*args)
     raise TypeError(f"cannot evaluate {type(e).__name__}: {e}")

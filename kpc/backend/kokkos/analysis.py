@@ -353,6 +353,10 @@ class Intervals:
             los = [p.lo for p in parts if p.lo is not None]
             hi = None if any(p.hi is None for p in parts) else max(p.hi for p in parts)
             return Interval(max(los) if los else None, hi)
+        if isinstance(expr, n.IfExp):
+            a, b = self.of(expr.body), self.of(expr.orelse)
+            return Interval(None if a.lo is None or b.lo is None else min(a.lo, b.lo),
+                            None if a.hi is None or b.hi is None else max(a.hi, b.hi))
         if isinstance(expr, n.UnaryOp) and expr.op == "-":
             inner = self.of(expr.operand)
             return Interval(None if inner.hi is None else -inner.hi, None if inner.lo is None else -inner.lo)
