@@ -14,9 +14,16 @@ consumer's loop body (``body``).
 >>> vec = ArrayType(FLOAT64, 1, "C")
 >>> f = Function("f", [Param("a", vec), Param("b", vec)], [])
 >>> low = ElementLowering(f, Namer(f), NOLOC)
+>>> value = low.array(BinOp("+", Name("a", vec), Name("a", vec), type=vec), [])
+>>> [str(e) for e in value.shape], str(value.element([Name("i0")], []))
+(['a.shape[0]'], 'a[i0] + a[i0]')
+
+Operands whose extents are different expressions broadcast by their run-time extents
+(``pre`` gets the shape check, the result extent ``ext0`` and the broadcast strides):
+
 >>> value = low.array(BinOp("+", Name("a", vec), Name("b", vec), type=vec), [])
 >>> [str(e) for e in value.shape], str(value.element([Name("i0")], []))
-(['a.shape[0]'], 'a[i0] + b[i0]')
+(['ext0'], 'a[i0 * bs0] + b[i0 * bs1]')
 """
 
 from __future__ import annotations
@@ -270,6 +277,9 @@ class ElementLowering:
         # The extents the next ``array`` call's value is stored into (``out[:] = x - m``), so
         # that its element-wise operands broadcast to them directly; consumed by that call.
         self.shape_hint: list | None = None
+        # Broadcast checks and strides already made for this statement, by text: the operands
+        # of a stencil share them.
+        self.broadcasts: dict = {}
         # Whole-array reductions already hoisted for this statement, by (op, array text):
         # ``np.exp(x - x.max()) / np.exp(x - x.max()).sum()`` computes ``x.max()`` once.
         self.hoisted: dict = {}
@@ -655,26 +665,34 @@ class ElementLowering:
         if not checked:
             pre.extend(extents)
             return values
-        arrays = [v for v in values if isinstance(v, ArrayValue)]
-        shapes = [self.shape_tuple(shape)] if into else []
-        shapes += [self.shape_tuple(v.shape) for v in arrays]
+        shapes = [self.shape_tuple(v.shape) for v in values if isinstance(v, ArrayValue)]
+        if into:
+            # Operands of the stored shape itself broadcast to it: only the others are listed.
+            target = self.shape_tuple(shape)
+            shapes = [target] + list({str(t): t for t in shapes if str(t) != str(target)}.values())
         check = n.Call("broadcast_into" if into else "broadcast_operands", shapes, "builtin", {}, NONE, self.loc)
-        pre.append(n.ExprStmt(check, self.loc))
+        if self.broadcasts.setdefault(str(check), check) is check:
+            pre.append(n.ExprStmt(check, self.loc))
         pre.extend(extents)
         out = []
         for v, axes in zip(values, per_value):
             if not axes:
                 out.append(v)
                 continue
-            names = {}
-            for d, extent in axes.items():
-                stride = self.namer.fresh("bs", INT64)
-                is_unit = n.Compare("==", clone(extent), self.b.int(1), BOOL, self.loc)
-                value = n.IfExp(is_unit, self.b.int(0), self.b.int(1), INT64, self.loc)
-                pre.append(n.Assign(self.b.name(stride, INT64), value, self.loc))
-                names[d] = stride
+            names = {d: self.broadcast_stride(extent, pre) for d, extent in axes.items()}
             out.append(self.strided(v, names))
         return out
+
+    def broadcast_stride(self, extent, pre: list) -> str:
+        """The local ``bs<k> = 0 if extent == 1 else 1`` (made once per statement and extent)."""
+        key = ("stride", str(extent))
+        if key not in self.broadcasts:
+            stride = self.namer.fresh("bs", INT64)
+            is_unit = n.Compare("==", clone(extent), self.b.int(1), BOOL, self.loc)
+            value = n.IfExp(is_unit, self.b.int(0), self.b.int(1), INT64, self.loc)
+            pre.append(n.Assign(self.b.name(stride, INT64), value, self.loc))
+            self.broadcasts[key] = stride
+        return self.broadcasts[key]
 
     def strided(self, value: ArrayValue, strides: dict) -> ArrayValue:
         """``value`` read at ``i * strides[d]`` along each axis ``d`` with a broadcast stride."""

@@ -113,14 +113,17 @@ class LowerNumpy(Pass):
           max0: f64 = x[0]
           for i0: i64 in range(0, x.shape[0]):
             max0 = max(max0, x[i0])
+          broadcast_into((out.shape[0] - 2,), (x.shape[0] - 2,))
+          bs0: i64 = 0 if x.shape[0] - 2 == 1 else 1
           tmp0: f64[:] C = np.empty((max(out.shape[0] - 2, 0),), dtype=np.float64)
           for i1: i64 in range(0, out.shape[0] - 2):
-            tmp0[i1] = np.exp(x[i1 + 1] - max0) + out[i1 + 2]
+            tmp0[i1] = np.exp(x[i1 * bs0 + 1] - max0) + out[i1 + 2]
           for i2: i64 in range(0, out.shape[0] - 2):
             out[i2 + 1] = tmp0[i2]
 
     (``out[2:]`` is read while ``out[1:-1]`` is written, so the values are computed
-    into ``tmp0`` first; without that read there is a single loop and no ``tmp0``.)
+    into ``tmp0`` first; without that read there is a single loop and no ``tmp0``.
+    ``x[1:-1]`` may have extent 1 at run time and then broadcasts: ``bs0`` is 0.)
     """
 
     name = "lower-numpy"

@@ -105,9 +105,15 @@ def _view_entry(entry, env):
     return _expr(entry, env)
 
 
+def _broadcast_operands(*shapes):
+    """NumPy's check of operands of ``shapes`` (a slice's extent below 0 is empty)."""
+    return np.broadcast_shapes(*(tuple(max(e, 0) for e in s) for s in shapes))
+
+
 def _broadcast_into(target, *shapes):
     """NumPy's check of a value of ``shapes`` stored into an array of shape ``target``."""
-    np.broadcast_to(np.empty(np.broadcast_shapes(*shapes)), target)
+    value = np.broadcast_to(np.empty(()), _broadcast_operands(*shapes))
+    np.broadcast_to(value, _broadcast_operands(target))
 
 
 def _expr(e, env):
@@ -154,6 +160,6 @@ def _expr(e, env):
             return _MATH[e.func.split(".")[-1]](*args)
         if e.kind == "builtin":
             return {"abs": abs, "min": min, "max": max, "len": len, "int": int, "float": float,
-                    "bool": bool, "broadcast_operands": np.broadcast_shapes,
+                    "bool": bool, "broadcast_operands": _broadcast_operands,
                     "broadcast_into": _broadcast_into}[e.func](*args)
     raise TypeError(f"cannot evaluate {type(e).__name__}: {e}")

@@ -205,11 +205,18 @@ inline std::string& broadcast_failure() {
   return message;
 }
 
+// Extents of a shape; a slice's computed extent below 0 is an empty axis.
 template <std::size_t N>
-std::string shape_text(const std::array<int64_t, N>& shape) {
+std::vector<int64_t> extents_of(const std::array<int64_t, N>& shape) {
+  std::vector<int64_t> extents;
+  for (int64_t extent : shape) extents.push_back(std::max<int64_t>(extent, 0));
+  return extents;
+}
+
+inline std::string shape_text(const std::vector<int64_t>& shape) {
   std::string text = "(";
-  for (std::size_t k = 0; k < N; ++k) text += (k ? "," : "") + std::to_string(shape[k]);
-  return text + (N == 1 ? ",)" : ")");
+  for (std::size_t k = 0; k < shape.size(); ++k) text += (k ? "," : "") + std::to_string(shape[k]);
+  return text + (shape.size() == 1 ? ",)" : ")");
 }
 
 // The shapes broadcast together (right-aligned; an extent of 1 stretches); false when two
@@ -244,9 +251,9 @@ void broadcast_error(const std::string& message) {
 template <bool InKernel, class... Shapes>
 bool broadcast_operands(const Shapes&... shapes) {
   std::vector<int64_t> result;
-  if (broadcast_shape({std::vector<int64_t>(shapes.begin(), shapes.end())...}, result)) return true;
+  if (broadcast_shape({extents_of(shapes)...}, result)) return true;
   std::string message = "operands could not be broadcast together with shapes";
-  ((message += " " + shape_text(shapes)), ...);
+  ((message += " " + shape_text(extents_of(shapes))), ...);
   broadcast_error<InKernel>(message);
   return false;
 }
@@ -257,15 +264,12 @@ template <bool InKernel, std::size_t N, class... Shapes>
 bool broadcast_into(const std::array<int64_t, N>& target, const Shapes&... shapes) {
   if (!broadcast_operands<InKernel>(shapes...)) return false;
   std::vector<int64_t> result;
-  broadcast_shape({std::vector<int64_t>(shapes.begin(), shapes.end())...}, result);
+  broadcast_shape({extents_of(shapes)...}, result);
   std::vector<int64_t> stretched;
-  const std::vector<int64_t> into(target.begin(), target.end());
+  const std::vector<int64_t> into = extents_of(target);
   if (result.size() <= N && broadcast_shape({into, result}, stretched) && stretched == into) return true;
-  std::string from = "(";
-  for (std::size_t k = 0; k < result.size(); ++k) from += (k ? "," : "") + std::to_string(result[k]);
-  from += result.size() == 1 ? ",)" : ")";
-  broadcast_error<InKernel>("could not broadcast input array from shape " + from + " into shape " +
-                            shape_text(target));
+  broadcast_error<InKernel>("could not broadcast input array from shape " + shape_text(result) + " into shape " +
+                            shape_text(into));
   return false;
 }
 
@@ -399,7 +403,7 @@ inline void define_session_functions(py::module_& m) {
   m.def("_kpc_is_initialized", []() { return Kokkos::is_initialized(); });
   m.def("_kpc_concurrency", []() {
     call_guard guard;
-    return Kokkos::DefaultHostExecutionSpace::concurrency();
+    return Kokkos::DefaultHostExecutionSpace().concurrency();
   });
   m.attr("_kpc_kokkos_version") = KOKKOS_VERSION;
 }
