@@ -35,6 +35,18 @@ namespace math = ::Kokkos::Experimental;
     BODY(const_cast<value_type&>(dest), const_cast<const value_type&>(src));       \
   }
 
+// Atomic store: Kokkos::atomic_assign in 3.x (which has no atomic_store); 4.x renames it
+// atomic_store and drops atomic_assign when built without deprecated code
+// (Kokkos_ENABLE_DEPRECATED_CODE_4=OFF).
+template <class T>
+KOKKOS_INLINE_FUNCTION void atomic_store(T* dest, T value) {
+#if KPC_KOKKOS_4
+  Kokkos::atomic_store(dest, value);
+#else
+  Kokkos::atomic_assign(dest, value);
+#endif
+}
+
 // Initialization: InitArguments in 3.x, InitializationSettings in 4.x.
 inline void initialize(int num_threads) {
 #if KPC_KOKKOS_4

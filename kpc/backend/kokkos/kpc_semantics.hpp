@@ -88,7 +88,7 @@ KOKKOS_INLINE_FUNCTION void raise_error(int error) {
 #if defined(KPC_CUDA)
   (void)error;
 #else
-  Kokkos::atomic_assign(&error_flag(), error);
+  kpc::atomic_store(&error_flag(), error);
 #endif
 }
 
