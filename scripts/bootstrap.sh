@@ -7,11 +7,16 @@
 #   3. Kokkos: if kpc's discovery finds one (KOKKOS_ROOT, Kokkos_DIR,
 #      CMAKE_PREFIX_PATH, or this environment), it is used as is; otherwise
 #      Kokkos 3.4.01 (OpenMP + Serial) is built into .venv through the PyPI
-#      package pykokkos-base (a few minutes, once).
+#      package pykokkos-base (a few minutes, once): its sdist is unpacked,
+#      patched with scripts/patches/*.patch (GCC >= 13 needs <cstdint> includes
+#      that Kokkos 3.4 lacks) and installed from that folder.
 # Safe to run again: a second run changes nothing and takes about a second.
 #
 # Environment: KPC_VENV (venv folder, default <repo>/.venv),
-#              KPC_BASE_PYTHON (interpreter that creates a new venv, default python3).
+#              KPC_BASE_PYTHON (interpreter that creates a new venv, default python3),
+#              KPC_PYKOKKOS_BASE_SDIST (the pykokkos-base 0.0.7 sdist to use instead of
+#              downloading it; default .kpc-carry/pykokkos-base-0.0.7.tar.gz when present,
+#              as scripts/cuda/fetch_kokkos_sdist.sh writes it).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -25,6 +30,7 @@ say() { printf 'bootstrap: %s\n' "$*"; }
 # since its bundled copy does not build on Python 3.11).
 build_prerequisites=(numpy wheel scikit-build "cmake<4" pybind11 setuptools_scm ninja)
 pykokkos_base=pykokkos-base==0.0.7
+pykokkos_base_sdist=${KPC_PYKOKKOS_BASE_SDIST:-$repo/.kpc-carry/pykokkos-base-0.0.7.tar.gz}
 pykokkos_base_setup_args="-DENABLE_INTERNAL_PYBIND11=OFF -DENABLE_OPENMP=ON -DENABLE_SERIAL=ON \
 -DENABLE_CUDA=OFF -DENABLE_THREADS=OFF -DENABLE_LAYOUTS=ON -DENABLE_MEMORY_TRAITS=OFF -DENABLE_VIEW_RANKS=3"
 
@@ -57,12 +63,35 @@ case $kokkos_status in
         pybind11_dir=$("$python" -m pybind11 --cmakedir)
         say "no Kokkos found; building Kokkos 3.4.01 (OpenMP + Serial) into $venv"
         say "  via: PYKOKKOS_BASE_SETUP_ARGS=\"$pykokkos_base_setup_args -Dpybind11_DIR=$pybind11_dir\""
-        say "       $python -m pip install --no-build-isolation --no-cache-dir $pykokkos_base"
+        say "       $python -m pip install --no-build-isolation --no-cache-dir <its sdist, patched>"
         say "  (compiles Kokkos and its Python bindings: a few minutes, once)"
+        work=$(mktemp -d)
+        trap 'rm -rf "$work"' EXIT
+        if [ -f "$pykokkos_base_sdist" ]; then
+            say "  sdist: $pykokkos_base_sdist"
+            cp "$pykokkos_base_sdist" "$work/"
+        else
+            "$python" -m pip download --quiet --no-deps --no-binary :all: --no-build-isolation \
+                "$pykokkos_base" -d "$work"
+        fi
+        mkdir "$work/src"
+        tar xzf "$work"/pykokkos-base-*.tar.gz -C "$work/src"
+        source_dir=$(echo "$work"/src/pykokkos-base-*)
+        for kokkos_patch in "$repo"/scripts/patches/kokkos-3.4.01-*.patch; do
+            say "  patch: ${kokkos_patch#"$repo"/}"
+            if command -v patch > /dev/null; then
+                patch --quiet --forward -p1 -d "$source_dir" < "$kokkos_patch"
+            elif command -v git > /dev/null; then
+                (cd "$source_dir" && git apply -p1 "$kokkos_patch")
+            else
+                say "need patch or git to apply $kokkos_patch (e.g. apt-get install patch)" >&2
+                exit 1
+            fi
+        done
         # --no-cache-dir: pip's wheel cache ignores PYKOKKOS_BASE_SETUP_ARGS, so it
         # would hand back a wheel built elsewhere with other options.
         PYKOKKOS_BASE_SETUP_ARGS="$pykokkos_base_setup_args -Dpybind11_DIR=$pybind11_dir" \
-            "$python" -m pip install --quiet --no-build-isolation --no-cache-dir "$pykokkos_base"
+            "$python" -m pip install --quiet --no-build-isolation --no-cache-dir "$source_dir"
         "$python" -m kpc.runtime.kokkos
         ;;
     *)
