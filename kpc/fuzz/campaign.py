@@ -1,0 +1,203 @@
+"""A fuzzing campaign: generate modules, build each through kpc once, compare with Numba, tally.
+
+``run_campaign(kernels=2000, seed=1, batch=50, out="fuzz_out")`` writes, under ``out``:
+``modules/`` (every generated module), ``build/`` (kpc's drop-in modules), ``repro/`` (one
+standalone file per mismatching or crashing kernel, with its ``KPC_CASES`` and the failure in
+its docstring: ``kpc check repro/<kernel>.py`` replays it) and ``summary.json``. A module
+whose C++ does not compile is bisected down to the kernels that break it; those are crashes,
+the rest is rebuilt and checked.
+
+>>> Tally(kernels=3, matched=2, kept={"while": 1}).line()
+'3 kernels: 2 matched, 1 kept as Numba (while: 1), 0 mismatches, 0 crashes'
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+
+from kpc.fuzz.expressions import FuzzOptions
+from kpc.fuzz.module import GeneratedModule, generate_module
+
+
+@dataclass
+class Tally:
+    """Counts of a campaign and the failing kernels (``failures``: dicts with kernel, status,
+    message, reproducer path)."""
+
+    kernels: int = 0
+    matched: int = 0
+    kept: dict = field(default_factory=dict)
+    mismatches: int = 0
+    crashes: int = 0
+    invalid: int = 0
+    failures: list = field(default_factory=list)
+
+    def line(self) -> str:
+        kept = sum(self.kept.values())
+        reasons = ", ".join(f"{reason}: {count}" for reason, count in sorted(self.kept.items(), key=lambda kv: -kv[1]))
+        text = (f"{self.kernels} kernels: {self.matched} matched, {kept} kept as Numba"
+                f"{f' ({reasons})' if reasons else ''}, {self.mismatches} mismatches, {self.crashes} crashes")
+        if self.invalid:
+            text += f"; {self.invalid} not valid under Numba (fuzzer bugs)"
+        return text
+
+    def to_dict(self) -> dict:
+        return {"kernels": self.kernels, "matched": self.matched, "kept_as_numba": self.kept,
+                "mismatches": self.mismatches, "crashes": self.crashes, "invalid": self.invalid,
+                "failures": self.failures}
+
+
+def run_campaign(kernels: int, seed: int, batch: int, out, options: FuzzOptions = FuzzOptions(),
+                 space: str = "openmp", log=print) -> Tally:
+    """Generate ``kernels`` kernels in modules of ``batch``, check them all; the ``Tally``."""
+    out = os.path.abspath(os.fspath(out))
+    for sub in ("modules", "build", "repro"):
+        os.makedirs(os.path.join(out, sub), exist_ok=True)
+    tally = Tally()
+    index = 0
+    while tally.kernels < kernels:
+        count = min(batch, kernels - tally.kernels)
+        module = generate_module(seed, index, count, options)
+        started = time.perf_counter()
+        fuzz_module(module, out, space, tally, log)
+        log(f"module {index} ({time.perf_counter() - started:.0f} s): {tally.line()}")
+        index += 1
+    with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as handle:
+        json.dump({"seed": seed, "batch": batch, "space": space, **tally.to_dict()}, handle, indent=1)
+    return tally
+
+
+def fuzz_module(module: GeneratedModule, out: str, space: str, tally: Tally, log) -> None:
+    names = [k.name for k in module.kernels]
+    tally.kernels += len(names)
+    report, broken = build_bisecting(module, names, out, space, log)
+    for name, message in broken.items():
+        record(tally, module, out, name, "crash", f"kpc build failed: {message}")
+    if report is None:
+        return
+    translated = []
+    for kernel in report.kernels:
+        if kernel.name not in names or kernel.name in broken:
+            continue
+        if kernel.status == "numba":
+            reason = kept_reason(kernel)
+            tally.kept[reason] = tally.kept.get(reason, 0) + 1
+        else:
+            translated.append(kernel.name)
+    path = module_path(module, out, [n for n in names if n not in broken])
+    for name, result in run_worker(path, report.output, translated).items():
+        status = result["status"]
+        if status == "ok":
+            tally.matched += 1
+            continue
+        message = f"[{result.get('variant', '')}] {result.get('message', '')}"
+        if result.get("python"):
+            message += f" (plain Python agrees with: {result['python']})"
+        record(tally, module, out, name, status, message)
+
+
+def kept_reason(kernel) -> str:
+    """A short category for a kernel kept as Numba: its construct, else the diagnostic's words
+    without the location and the names: ``kpc can return an array only when it is a parameter``."""
+    if kernel.construct:
+        return kernel.construct
+    text = re.sub(r"^\S+:\d+:\d+: ", "", (kernel.reason or "unknown").strip().splitlines()[0])
+    text = re.sub(r"'[^']*'|`[^`]*`", "...", text)
+    return text.split(";")[0].split(" (")[0][:70]
+
+
+def record(tally: Tally, module: GeneratedModule, out: str, name: str, status: str, message: str) -> None:
+    """Count a failing kernel and write its standalone reproducer."""
+    if status == "mismatch":
+        tally.mismatches += 1
+    elif status == "invalid":
+        tally.invalid += 1
+    else:
+        tally.crashes += 1
+    note = f"{status}: {message}\n\nReplay: kpc check {name}.py"
+    path = os.path.join(out, "repro", f"{name}.py")
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(module.source([name], note=note))
+    tally.failures.append({"kernel": name, "kind": module.kernel(name).kind, "status": status,
+                           "message": message, "reproducer": path})
+
+
+def module_path(module: GeneratedModule, out: str, names) -> str:
+    """Write the module holding ``names``; its path (one file per distinct subset)."""
+    suffix = "" if len(names) == len(module.kernels) else f"_{len(names)}of{len(module.kernels)}_{names[0]}"
+    path = os.path.join(out, "modules", f"fz{module.seed}_{module.index}{suffix}.py")
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(module.source(names))
+    return path
+
+
+def build_bisecting(module: GeneratedModule, names: list, out: str, space: str, log) -> tuple:
+    """Build the kernels ``names``; when that fails, find the kernels that make it fail by halving.
+    Returns ``(report of the build without them or None, {broken kernel: message})``."""
+    report, error = build_once(module, names, out, space)
+    if error is None:
+        return report, {}
+    if len(names) == 1:
+        return None, {names[0]: error}
+    log(f"module {module.index}: build of {len(names)} kernels failed ({error.splitlines()[0][:120]}); bisecting")
+    half = len(names) // 2
+    broken = {}
+    for part in (names[:half], names[half:]):
+        _, found = build_bisecting(module, part, out, space, log)
+        broken.update(found)
+    rest = [n for n in names if n not in broken]
+    if not rest:
+        return None, broken
+    report, error = build_once(module, rest, out, space)
+    if error is not None:  # only a combination of kernels fails: blame them all
+        return None, {**broken, **{n: error for n in rest}}
+    return report, broken
+
+
+def build_once(module: GeneratedModule, names: list, out: str, space: str) -> tuple:
+    """``(BuildReport, None)`` or ``(None, what went wrong)``: a raised exception or a failed compile."""
+    from kpc.cli import case_signatures
+    from kpc.driver import build
+
+    path = module_path(module, out, names)
+    try:
+        report = build(path, target="kokkos", out=os.path.join(out, "build"), space=space,
+                       signatures=case_signatures(path), write_report=False)
+    except Exception as error:  # any exception of the compiler is a finding, reported with the kernel
+        return None, f"{type(error).__name__}: {error}"
+    if report.error is not None:
+        return None, report.error
+    return report, None
+
+
+def run_worker(source: str, dropin: str, kernels: list) -> dict:
+    """Check ``kernels`` in child processes; a child that dies is a crash of the kernel it was running."""
+    results: dict = {}
+    todo = list(kernels)
+    while todo:
+        started = None
+        child = subprocess.run([sys.executable, "-m", "kpc.fuzz.worker", source, dropin, *todo],
+                               capture_output=True, text=True)
+        for line in child.stdout.splitlines():
+            try:
+                event = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if event.get("event") == "start":
+                started = event["kernel"]
+            elif event.get("event") == "result":
+                results[event["kernel"]] = event
+                started = None
+        if started is not None or (child.returncode != 0 and len(results) < len(kernels)):
+            victim = started or next(k for k in todo if k not in results)
+            tail = "\n".join(child.stderr.strip().splitlines()[-5:])
+            results[victim] = {"status": "crash",
+                               "message": f"the process died (exit status {child.returncode}): {tail}"}
+        todo = [k for k in todo if k not in results]
+    return results

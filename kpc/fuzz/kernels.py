@@ -1,0 +1,621 @@
+"""Random race-free Numba kernels with their ``KPC_CASES`` entry: loops, reductions, helpers, NumPy.
+
+A kernel is drawn from one of a few shapes (``KINDS``): an elementwise map over a 1-D or
+2-D ``prange``/``range`` loop, a scalar reduction (``+= *= min max``), a serial recurrence,
+or a NumPy expression. Bodies mix locals, ``if``/``else``, inner loops (rectangular,
+triangular, constant trip counts) with ``break``/``continue``, ``//`` and ``%``, math
+functions and calls to generated ``@njit`` helpers. A ``prange`` body writes only elements
+indexed by its own loop variable and updates scalars only through reduction patterns Numba
+recognizes, so Numba's result is well defined and kpc must reproduce it.
+
+>>> import random
+>>> pool = HelperPool(random.Random(0), FuzzOptions())
+>>> kernel = KernelGenerator(random.Random(1), FuzzOptions(), pool).kernel("fz_0")
+>>> kernel.source.startswith("@njit")
+True
+>>> sorted(kernel.case) == ["args", "dtypes", "sizes"] or "writes" in kernel.case
+True
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from kpc.fuzz.expressions import (
+    ArrayRef, Expr, ExpressionGenerator, FuzzOptions, Index, Scope, Var, binary_type, literal, squash,
+)
+
+KINDS = ("map1d", "map2d", "reduce1d", "reduce2d", "recurrence", "numpy", "numpy_rows")
+DTYPES = ("float64", "float64", "float32", "int64")
+ARRAY_BOUND = {"float64": 2.0, "float32": 2.0, "int64": 10.0}
+HELPER_PARAM_BOUND = 16.0
+
+
+@dataclass
+class GeneratedKernel:
+    """One generated kernel: its name, shape (``kind``), source text, ``KPC_CASES`` entry and
+    the helpers it calls."""
+
+    name: str
+    kind: str
+    source: str
+    case: dict
+    helpers: list = field(default_factory=list)
+
+
+class Writer:
+    """Indented source lines."""
+
+    def __init__(self, depth: int = 0):
+        self.lines: list = []
+        self.depth = depth
+
+    def line(self, text: str) -> None:
+        self.lines.append("    " * self.depth + text)
+
+    def block(self, header: str):
+        writer = self
+
+        class _Block:
+            def __enter__(self):
+                writer.line(header)
+                writer.depth += 1
+
+            def __exit__(self, *exc):
+                writer.depth -= 1
+
+        return _Block()
+
+    def text(self) -> str:
+        return "\n".join(self.lines) + "\n"
+
+
+@dataclass
+class Helper:
+    name: str
+    types: tuple
+    exact: tuple
+    result: Expr
+    source: str
+    calls: list
+
+
+class HelperPool:
+    """The ``@njit`` helpers of one generated module, made on demand for the argument types a
+    call site has, and reused by later calls with the same types."""
+
+    def __init__(self, rng: random.Random, options: FuzzOptions):
+        self.rng = rng
+        self.options = options
+        self.helpers: list = []
+        self.used: list = []
+
+    def call(self, args: list) -> Expr:
+        args = [squash(a, HELPER_PARAM_BOUND) for a in args]
+        types = tuple(a.type for a in args)
+        exact = tuple(a.exact for a in args)
+        fitting = [h for h in self.helpers if h.types == types and h.exact == exact]
+        if fitting and self.rng.random() < 0.6:
+            helper = self.rng.choice(fitting)
+        else:
+            helper = self.make(types, exact)
+        self.used.append(helper.name)
+        r = helper.result
+        return Expr(f"{helper.name}({', '.join(a.text for a in args)})", r.type, r.bound,
+                    r.exact and all(exact))
+
+    def make(self, types: tuple, exact: tuple) -> Helper:
+        rng = self.rng
+        name = f"h{len(self.helpers)}"
+        gen = ExpressionGenerator(rng, self.options)
+        scope = Scope([Var(p, t, HELPER_PARAM_BOUND, e) for p, t, e in zip(("x", "y"), types, exact)])
+        earlier = [h for h in self.helpers]
+        calls = []
+        if earlier and rng.random() < 0.3:
+            callee = rng.choice(earlier)
+            call_args = [squash(Expr(v.name, v.type, v.bound, v.exact), HELPER_PARAM_BOUND) for v in scope.vars]
+            if tuple(a.type for a in call_args) == callee.types and tuple(a.exact for a in call_args) == callee.exact:
+                r = callee.result
+                scope.vars.append(Var("c", r.type, r.bound, r.exact))
+                calls.append(callee.name)
+        want = rng.choice(("float", None))
+        w = Writer()
+        w.line("@njit")
+        with w.block(f"def {name}(x, y):"):
+            if calls:
+                w.line(f"c = {calls[0]}(x, y)")
+            local = gen.expression(scope, 2)
+            w.line(f"t = {local.text}")
+            scope.vars.append(Var("t", local.type, local.bound, local.exact))
+            first = gen.expression(scope, 2, want)
+            if rng.random() < 0.4:
+                with w.block(f"if {gen.condition(scope, 1)}:"):
+                    w.line(f"return {first.text}")
+                second = gen.expression(scope, 2, "int64" if first.type == "int64" else "float")
+                w.line(f"return {second.text}")
+                result = Expr("", binary_type(first.type, second.type), max(first.bound, second.bound),
+                              first.exact and second.exact)
+            else:
+                w.line(f"return {first.text}")
+                result = first
+        helper = Helper(name, types, exact, result, w.text(), calls)
+        self.helpers.append(helper)
+        return helper
+
+    def closure(self, names) -> list:
+        """The helpers ``names`` call, directly or not, in definition order."""
+        by_name = {h.name: h for h in self.helpers}
+        needed, todo = set(), list(names)
+        while todo:
+            name = todo.pop()
+            if name not in needed:
+                needed.add(name)
+                todo += by_name[name].calls
+        return [h for h in self.helpers if h.name in needed]
+
+
+@dataclass
+class Context:
+    """What a statement may do where it is generated."""
+
+    stores: list = field(default_factory=list)   # (array, subscript, dtype) this body may write
+    reductions: list = field(default_factory=list)  # (name, op, type) updatable here
+    loop_depth: int = 0
+    may_break: bool = False
+    may_continue: bool = False
+    scale: float = 1.0   # the largest magnitude a reassociated float sum may reach
+
+
+class KernelGenerator:
+    """Draws kernels; every choice comes from the ``random.Random`` given."""
+
+    def __init__(self, rng: random.Random, options: FuzzOptions, helpers: HelperPool):
+        self.rng = rng
+        self.options = options
+        self.helpers = helpers
+        self.expr = ExpressionGenerator(rng, options)
+        self.counter = 0
+
+    def kernel(self, name: str, kind: str | None = None) -> GeneratedKernel:
+        rng = self.rng
+        kinds = KINDS if self.options.numpy else tuple(k for k in KINDS if not k.startswith("numpy"))
+        kind = kind or rng.choice(kinds)
+        self.counter = 0
+        self.helpers.used = []
+        self.scale = 1.0
+        dtype = rng.choice(DTYPES)
+        source, case = getattr(self, f"_{kind}")(name, dtype)
+        rtol = 2e-4 if dtype == "float32" else 1e-9
+        case.setdefault("dtypes", [dtype])
+        case["rtol"] = {dtype: rtol}
+        case["atol"] = {dtype: rtol * max(self.scale, 1.0)}
+        return GeneratedKernel(name, kind, source, case, sorted(set(self.helpers.used)))
+
+    # ----------------------------------------------------------------- pieces
+
+    def fresh(self, prefix: str = "t") -> str:
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    def arrays(self, dtype: str, names, dims) -> list:
+        out = []
+        for name in names:
+            dt = dtype if self.rng.random() < 0.7 else self.rng.choice(DTYPES)
+            out.append(ArrayRef(name, dt, dims, ARRAY_BOUND[dt]))
+        return out
+
+    def array_args(self, arrays, extra=None) -> dict:
+        args = {}
+        for a in arrays:
+            spec = {"kind": "array", "shape": a.dims, "dtype": a.dtype}
+            if a.dtype != "int64":
+                spec.update(low=-2.0, high=2.0)
+            args[a.name] = spec
+        args.update(extra or {})
+        return args
+
+    def scalar_param(self, scope: Scope) -> dict:
+        if self.rng.random() < 0.5:
+            value = self.rng.choice((0.5, -1.25, 2.0))
+            scope.vars.append(Var("alpha", "float64", abs(value)))
+        else:
+            value = self.rng.choice((3, -2, 7))
+            scope.vars.append(Var("alpha", "int64", abs(value)))
+        return {"alpha": {"kind": "scalar", "value": value}}
+
+    def sizes_1d(self, minimum: int = 0) -> list:
+        rng = self.rng
+        sizes = [max(minimum, 0), max(minimum, 1), rng.randint(max(minimum, 2), 20), rng.randint(60, 300)]
+        return [{"n": n} for n in dict.fromkeys(sizes)]
+
+    def sizes_2d(self, minimum: int = 0) -> list:
+        rng = self.rng
+        sizes = [(max(minimum, 0), 3), (max(minimum, 1), max(minimum, 1)), (rng.randint(max(minimum, 2), 9), rng.randint(max(minimum, 2), 9)),
+                 (rng.randint(20, 50), rng.randint(10, 30))]
+        return [{"n": n, "m": m} for n, m in dict.fromkeys(sizes)]
+
+    def decorator(self, w: Writer, parallel: bool) -> None:
+        w.line("@njit(parallel=True)" if parallel else "@njit")
+
+    def loop_header(self, var: str, lo: int, hi: int, dim: str, parallel: bool) -> str:
+        rng_name = "prange" if parallel else "range"
+        start = f"{lo}, " if lo else ""
+        stop = f"{dim} - {hi}" if hi else dim
+        return f"for {var} in {rng_name}({start}{stop}):"
+
+    # ----------------------------------------------------------------- statements
+
+    def body(self, w: Writer, scope: Scope, ctx: Context, budget: int) -> None:
+        """``budget`` statements into ``w``; new locals are added to ``scope``."""
+        rng = self.rng
+        for _ in range(budget):
+            options = ["assign", "assign", "if"]
+            if ctx.loop_depth < 3:
+                options.append("loop")
+            if any(v.name.startswith("t") for v in scope.vars):
+                options.append("reassign")
+            if ctx.stores:
+                options.append("store")
+            if ctx.reductions:
+                options += ["reduce", "reduce"]
+            getattr(self, f"_stmt_{rng.choice(options)}")(w, scope, ctx)
+
+    def _stmt_assign(self, w, scope, ctx):
+        e = self.expr.expression(scope, 3)
+        name = self.fresh()
+        w.line(f"{name} = {e.text}")
+        scope.vars.append(Var(name, e.type, e.bound, e.exact))
+
+    def _stmt_reassign(self, w, scope, ctx):
+        var = self.rng.choice([v for v in scope.vars if v.name.startswith("t")])
+        sub = scope.child()
+        if var.exact:
+            sub.vars = [v for v in scope.vars if v.exact]
+        e = self.expr.expression(sub, 2, "int64" if var.type == "int64" else "float")
+        if not e.exact and var.exact:
+            return
+        e = squash(e, var.bound)
+        if e.bound > var.bound:  # squash keeps at least 1
+            e = Expr(f"({e.text}) * {var.bound:.3g}", e.type, var.bound, e.exact)
+        w.line(f"{var.name} = {e.text}")
+
+    def _stmt_if(self, w, scope, ctx):
+        rng = self.rng
+        with w.block(f"if {self.expr.condition(scope, 2)}:"):
+            self.branch(w, scope, ctx)
+        if rng.random() < 0.5:
+            with w.block("else:"):
+                self.branch(w, scope, ctx)
+
+    def branch(self, w, scope, ctx):
+        rng = self.rng
+        jumps = [j for j, ok in (("break", ctx.may_break), ("continue", ctx.may_continue)) if ok]
+        if jumps and rng.random() < 0.35:
+            w.line(rng.choice(jumps))
+            return
+        self.body(w, scope.child(), ctx, rng.randint(1, 2))
+
+    def _stmt_store(self, w, scope, ctx):
+        array, subscript, dtype = self.rng.choice(ctx.stores)
+        e = self.expr.expression(scope, 3, "int64" if dtype == "int64" else None)
+        op = self.rng.choice(("=", "=", "+="))
+        if op == "+=" and not e.exact:
+            op = "="
+        w.line(f"{array}[{subscript}] {op} {e.text}")
+
+    def _stmt_reduce(self, w, scope, ctx):
+        name, op, type_ = self.rng.choice(ctx.reductions)
+        e = self.expr.expression(scope, 3, "int64" if type_ == "int64" else "float")
+        self.update(w, name, op, type_, e, ctx)
+
+    def update(self, w, name, op, type_, e: Expr, ctx: Context) -> None:
+        if op == "+":
+            self.scale = max(self.scale, e.bound * 300)
+            w.line(f"{name} {self.rng.choice(('+=', '-='))} {e.text}")
+        elif op == "*":
+            if type_ == "int64":
+                w.line(f"{name} *= {squash(e, 3).text} + 2")
+            else:
+                self.scale = max(self.scale, 1.5)
+                w.line(f"{name} *= 1.0 + 0.001 * {squash(e, 1.0).text}")
+        else:
+            w.line(f"{name} = {op}({name}, {e.text})")
+
+    def _stmt_loop(self, w, scope, ctx):
+        """An inner serial loop: over an extent, triangular, or a constant trip count."""
+        rng = self.rng
+        var = self.fresh("j")
+        inner = scope.child()
+        outer = [i for i in scope.indices]
+        dims = sorted({d for a in scope.arrays for d in a.dims})
+        kind = rng.choice(("extent", "triangular", "constant"))
+        if kind == "triangular" and outer:
+            index = rng.choice(outer)
+            header = f"for {var} in range({index.name}):"
+            inner.indices.append(Index(var, index.dim, 0, 1))
+            trips = 300
+        elif kind == "extent" and dims:
+            dim = rng.choice(dims)
+            lo, hi = rng.choice(((0, 0), (1, 0), (0, 1), (1, 1)))
+            header = self.loop_header(var, lo, hi, dim, False)
+            inner.indices.append(Index(var, dim, lo, hi))
+            trips = 300
+        else:
+            trips = rng.randint(2, 5)
+            header = f"for {var} in range({trips}):"
+        inner.vars.append(Var(var, "int64", 300.0))
+        acc = None
+        if rng.random() < 0.6:
+            acc = self.fresh()
+            kind_ = rng.choice(("float", "int64"))
+            w.line(f"{acc} = {'0.0' if kind_ == 'float' else '0'}")
+        sub = Context(ctx.stores, ctx.reductions, ctx.loop_depth + 1, True, True)
+        with w.block(header):
+            self.body(w, inner, sub, rng.randint(1, 3))
+            if acc is not None:
+                e = self.expr.expression(inner, 2, "int64" if kind_ == "int64" else "float")
+                w.line(f"{acc} += {e.text}")
+        if acc is not None:
+            bound = e.bound * trips
+            exact = kind_ == "int64" and e.exact
+            if not exact:
+                self.scale = max(self.scale, bound)
+            scope.vars.append(Var(acc, "int64" if kind_ == "int64" else binary_type("float64", e.type),
+                                  bound, exact))
+
+    # ----------------------------------------------------------------- kernel shapes
+
+    def _map1d(self, name, dtype):
+        rng = self.rng
+        parallel = rng.random() < 0.6
+        arrays = self.arrays(dtype, ("a", "b"), ("n",))
+        out = ArrayRef("out", rng.choice((dtype, "float64")), ("n",), ARRAY_BOUND["float64"])
+        scope = Scope(helpers=self.helpers, arrays=list(arrays))
+        extra = self.scalar_param(scope) if rng.random() < 0.4 else {}
+        lo, hi = rng.choice(((0, 0), (1, 1), (0, 2), (2, 0)))
+        w = Writer()
+        self.decorator(w, parallel)
+        params = ["a", "b", "out"] + list(extra)
+        with w.block(f"def {name}({', '.join(params)}):"):
+            w.line("n = a.shape[0]")
+            with w.block(self.loop_header("i", lo, hi, "n", parallel)):
+                scope.indices.append(Index("i", "n", lo, hi))
+                scope.vars.append(Var("i", "int64", 300.0))
+                ctx = Context([("out", "i", out.dtype)], loop_depth=1, may_break=not parallel, may_continue=True)
+                self.body(w, scope, ctx, rng.randint(1, 4))
+                e = self.expr.expression(scope, 3, "int64" if out.dtype == "int64" else None)
+                w.line(f"out[i] = {e.text}")
+        args = self.array_args(arrays + [out], extra)
+        return w.text(), {"args": args, "sizes": self.sizes_1d(), "writes": ["out"], "layouts": self.layouts()}
+
+    def layouts(self) -> list:
+        if self.options.strided_layouts and self.rng.random() < 0.2:
+            return ["C", "strided"]
+        return ["C"]
+
+    def _map2d(self, name, dtype):
+        rng = self.rng
+        parallel = rng.random() < 0.6
+        arrays = self.arrays(dtype, ("a", "b"), ("n", "m"))
+        arrays += self.arrays(dtype, ("v",), ("m",))
+        out = ArrayRef("out", rng.choice((dtype, "float64")), ("n", "m"), 2.0)
+        scope = Scope(helpers=self.helpers, arrays=list(arrays))
+        w = Writer()
+        self.decorator(w, parallel)
+        with w.block(f"def {name}(a, b, v, out):"):
+            w.line("n = a.shape[0]")
+            w.line("m = a.shape[1]")
+            with w.block(self.loop_header("i", 0, 0, "n", parallel)):
+                scope.indices.append(Index("i", "n", 0, 0))
+                scope.vars.append(Var("i", "int64", 50.0))
+                ctx = Context(loop_depth=1, may_continue=True, may_break=not parallel)
+                self.body(w, scope, ctx, rng.randint(0, 2))
+                with w.block("for j in range(m):"):
+                    scope.indices.append(Index("j", "m", 0, 0))
+                    scope.vars.append(Var("j", "int64", 30.0))
+                    ctx = Context([("out", "i, j", out.dtype)], loop_depth=2, may_break=True, may_continue=True)
+                    self.body(w, scope, ctx, rng.randint(1, 3))
+                    e = self.expr.expression(scope, 3, "int64" if out.dtype == "int64" else None)
+                    w.line(f"out[i, j] = {e.text}")
+        args = self.array_args(arrays + [out])
+        return w.text(), {"args": args, "sizes": self.sizes_2d(), "writes": ["out"]}
+
+    def reductions(self, w: Writer, count: int) -> list:
+        rng = self.rng
+        out = []
+        for k in range(count):
+            op = rng.choice(("+", "+", "*", "min", "max"))
+            type_ = rng.choice(("float64", "int64"))
+            name = f"s{k}"
+            init = {"+": 0, "*": 1, "min": 10 ** 6, "max": -10 ** 6}[op]
+            w.line(f"{name} = {float(init) if type_ == 'float64' else init}")
+            out.append((name, op, type_))
+        return out
+
+    def _reduce1d(self, name, dtype):
+        rng = self.rng
+        parallel = rng.random() < 0.6
+        arrays = self.arrays(dtype, ("a", "b"), ("n",))
+        scope = Scope(helpers=self.helpers, arrays=list(arrays))
+        extra = self.scalar_param(scope) if rng.random() < 0.3 else {}
+        w = Writer()
+        self.decorator(w, parallel)
+        with w.block(f"def {name}({', '.join(['a', 'b'] + list(extra))}):"):
+            w.line("n = a.shape[0]")
+            reductions = self.reductions(w, rng.randint(1, 2))
+            lo, hi = rng.choice(((0, 0), (1, 0), (0, 1)))
+            with w.block(self.loop_header("i", lo, hi, "n", parallel)):
+                scope.indices.append(Index("i", "n", lo, hi))
+                scope.vars.append(Var("i", "int64", 300.0))
+                ctx = Context(reductions=reductions, loop_depth=1, may_break=not parallel, may_continue=True)
+                self.body(w, scope, ctx, rng.randint(1, 3))
+                for r in reductions:
+                    e = self.expr.expression(scope, 3, "int64" if r[2] == "int64" else "float")
+                    self.update(w, *r, e, ctx)
+            self.returns(w, reductions)
+        args = self.array_args(arrays, extra)
+        return w.text(), {"args": args, "sizes": self.sizes_1d(), "layouts": self.layouts()}
+
+    def returns(self, w: Writer, reductions) -> None:
+        names = [r[0] for r in reductions]
+        w.line(f"return {', '.join(names)}")
+
+    def _reduce2d(self, name, dtype):
+        rng = self.rng
+        parallel = rng.random() < 0.6
+        arrays = self.arrays(dtype, ("a", "b"), ("n", "m"))
+        scope = Scope(helpers=self.helpers, arrays=list(arrays))
+        w = Writer()
+        self.decorator(w, parallel)
+        with w.block(f"def {name}(a, b):"):
+            w.line("n = a.shape[0]")
+            w.line("m = a.shape[1]")
+            reductions = self.reductions(w, rng.randint(1, 2))
+            with w.block(self.loop_header("i", 0, 0, "n", parallel)):
+                scope.indices.append(Index("i", "n", 0, 0))
+                scope.vars.append(Var("i", "int64", 50.0))
+                with w.block("for j in range(m):"):
+                    scope.indices.append(Index("j", "m", 0, 0))
+                    scope.vars.append(Var("j", "int64", 30.0))
+                    ctx = Context(reductions=reductions, loop_depth=2, may_break=True, may_continue=True)
+                    self.body(w, scope, ctx, rng.randint(0, 2))
+                    for r in reductions:
+                        e = self.expr.expression(scope, 3, "int64" if r[2] == "int64" else "float")
+                        self.update(w, *r, e, ctx)
+            self.returns(w, reductions)
+        return w.text(), {"args": self.array_args(arrays), "sizes": self.sizes_2d()}
+
+    def _recurrence(self, name, dtype):
+        """A serial loop carrying a dependence through ``out[i - 1]``: kpc must keep it serial
+        (or turn it into a scan)."""
+        rng = self.rng
+        arrays = self.arrays(dtype, ("a", "b"), ("n",))
+        out_dtype = rng.choice((dtype, "float64"))
+        scope = Scope(helpers=self.helpers, arrays=list(arrays))
+        w = Writer()
+        w.line("@njit")
+        with w.block(f"def {name}(a, b, out):"):
+            w.line("n = a.shape[0]")
+            with w.block("for i in range(1, n):"):
+                scope.indices.append(Index("i", "n", 1, 0))
+                scope.vars.append(Var("i", "int64", 300.0))
+                ctx = Context(loop_depth=1, may_break=True, may_continue=True)
+                self.body(w, scope, ctx, rng.randint(0, 2))
+                if out_dtype == "int64":
+                    e = self.expr.expression(scope, 3, "int64")
+                    w.line(f"out[i] = (out[i - 1] * {rng.choice((3, -5, 2))} + {e.text}) % 10007")
+                else:
+                    e = self.expr.expression(scope, 3, "float")
+                    c = rng.choice((0.5, -0.25, 1.0))
+                    self.scale = max(self.scale, e.bound * 300)
+                    w.line(f"out[i] = out[i - 1] * {c} + {e.text}")
+        args = self.array_args(arrays + [ArrayRef("out", out_dtype, ("n",), 2.0)])
+        return w.text(), {"args": args, "sizes": self.sizes_1d(), "writes": ["out"]}
+
+    # ----------------------------------------------------------------- NumPy
+
+    def array_expression(self, arrays, window: str, depth: int, top: bool = True) -> Expr:
+        """An elementwise NumPy expression over equally shaped operands (``window``: the slice
+        every 1-D operand takes, ``""`` for whole arrays); at the ``top`` never a bare scalar."""
+        rng = self.rng
+        if depth <= 0 or rng.random() < 0.25:
+            if not top and rng.random() < 0.15:
+                return literal(rng.choice((2.0, 0.5, 3)), rng.choice(("float64", "int64")))
+            a = rng.choice(arrays)
+            return Expr(f"{a.name}{window}", a.dtype, a.bound)
+        kind = rng.choice(("binary", "binary", "ufunc", "minmax", "where", "power"))
+        if kind == "ufunc":
+            x = self.array_expression(arrays, window, depth - 1, False)
+            f = rng.choice(("sqrt", "sin", "cos", "tanh", "exp", "log", "abs"))
+            t = x.type if x.type == "float32" else "float64"
+            if f == "sqrt":
+                return Expr(f"np.sqrt(np.abs({x.text}))", t, x.bound ** 0.5 + 1)
+            if f == "log":
+                return Expr(f"np.log(np.abs({x.text}) + 1.0)", "float64", x.bound)
+            if f == "exp":
+                if x.bound > 8:
+                    x = Expr(f"np.sin({x.text})", t, 1.0)
+                return Expr(f"np.exp({x.text})", t, 2.72 ** x.bound)
+            if f == "abs":
+                return Expr(f"np.abs({x.text})", x.type, x.bound)
+            return Expr(f"np.{f}({x.text})", t, 1.0)
+        a = self.array_expression(arrays, window, depth - 1, False)
+        b = self.array_expression(arrays, window, depth - 1, False)
+        t = binary_type(a.type, b.type)
+        if kind == "minmax":
+            return Expr(f"np.{rng.choice(('maximum', 'minimum'))}({a.text}, {b.text})", t, max(a.bound, b.bound))
+        if kind == "where":
+            return Expr(f"np.where({a.text} > {b.text}, {a.text}, {b.text} * 0.5)", binary_type(t, "float64"),
+                        max(a.bound, b.bound))
+        if kind == "power":
+            if a.bound > 30:
+                a = Expr(f"np.tanh({a.text})", "float64", 1.0)
+            return Expr(f"({a.text} ** 2)", a.type, a.bound ** 2)
+        op = rng.choice(("+", "-", "*", "/"))
+        if op == "/":
+            return Expr(f"({a.text} / (np.abs({b.text}) + 1.0))", binary_type(t, "float64"), a.bound)
+        bound = a.bound * b.bound if op == "*" else a.bound + b.bound
+        if bound > 1e4:
+            return Expr(f"np.tanh({a.text} * 0.001)", "float64", 1.0)
+        return Expr(f"({a.text} {op} {b.text})", t, bound)
+
+    def _numpy(self, name, dtype):
+        rng = self.rng
+        twod = rng.random() < 0.3
+        dims = ("n", "m") if twod else ("n",)
+        arrays = self.arrays(dtype, ("a", "b", "c"), dims)
+        lo, hi = (0, 0) if twod else rng.choice(((0, 0), (1, 1), (2, 0), (0, 1)))
+        if lo or hi:
+            windows = [f"[{lo + k}:n - {hi - k}]" if hi - k else f"[{lo + k}:]" for k in range(-lo, hi + 1)]
+        else:
+            windows = [""]
+        window = rng.choice(windows)
+        w = Writer()
+        w.line("@njit")
+        form = rng.choice(("return", "sum", "extreme", "store", "mixed"))
+        params = ["a", "b", "c"] + (["out"] if form == "store" else [])
+        with w.block(f"def {name}({', '.join(params)}):"):
+            w.line("n = a.shape[0]")
+            e = self.array_expression(arrays, window, 3)
+            if form == "return":
+                w.line(f"return {e.text}")
+            elif form == "sum":
+                self.scale = max(self.scale, e.bound * 300)
+                w.line(f"return np.sum({e.text})")
+            elif form == "extreme":
+                w.line(f"t = {e.text}")
+                w.line(f"return t.{rng.choice(('max', 'min'))}()")
+            elif form == "store":
+                w.line(f"out{window or '[:]'} = {e.text}")
+            else:
+                self.scale = max(self.scale, e.bound * 300)
+                w.line(f"t = {e.text}")
+                w.line(f"s = np.sum(t) / {rng.choice((300.0, 1000.0))}")
+                w.line("return t * s + 1.0")
+        out = [ArrayRef("out", rng.choice((dtype, "float64")), dims, 2.0)] if form == "store" else []
+        minimum = max(lo + hi, 1) if form == "extreme" else lo + hi
+        sizes = self.sizes_2d(minimum) if twod else self.sizes_1d(minimum)
+        case = {"args": self.array_args(arrays + out), "sizes": sizes}
+        if out:
+            case["writes"] = ["out"]
+        return w.text(), case
+
+    def _numpy_rows(self, name, dtype):
+        """A loop over rows whose body reduces a row slice with NumPy."""
+        rng = self.rng
+        parallel = rng.random() < 0.6
+        arrays = self.arrays(dtype, ("a", "b"), ("n", "m"))
+        w = Writer()
+        self.decorator(w, parallel)
+        f = rng.choice(("np.sum", "np.max", "np.min", "np.mean"))
+        with w.block(f"def {name}(a, b, out):"):
+            with w.block(self.loop_header("i", 0, 0, "a.shape[0]", parallel)):
+                row = self.array_expression([ArrayRef(x.name, x.dtype, (), x.bound) for x in arrays], "[i, :]", 2)
+                w.line(f"out[i] = {f}({row.text})")
+                self.scale = max(self.scale, row.bound * 30)
+        out = ArrayRef("out", "float64", ("n",), 2.0)
+        case = {"args": self.array_args(arrays + [out]), "sizes": self.sizes_2d(), "writes": ["out"]}
+        for size in case["sizes"]:
+            size["m"] = max(size["m"], 1)
+        return w.text(), case
