@@ -27,8 +27,9 @@ def add_doctor_command(subparsers) -> None:
         help="check the environment: Python packages, Kokkos, C++ compiler, cache",
         description=(
             "Print what kpc will build with: Python, numba and numpy versions; the Kokkos "
-            "install found (where, how, version, backends); the C++ compiler and its flags; "
-            "the cache directory. Exits 1 with a fix when something is missing."
+            "install found (where, how, version, backends, C++ standard); the C++ compiler and its "
+            "flags; what kpc knows this Kokkos and compiler cannot do or need; the cache directory. "
+            "Exits 1 with a fix when something is missing."
         ),
     )
     parser.set_defaults(run=run_doctor)
@@ -36,7 +37,7 @@ def add_doctor_command(subparsers) -> None:
 
 def run_doctor(args: argparse.Namespace) -> int:
     from kpc.runtime.cache_dir import cache_root
-    from kpc.runtime.kokkos import KokkosNotFound, find_kokkos
+    from kpc.runtime.kokkos import KokkosNotFound, find_kokkos, known_limits
     from kpc.runtime.toolchain import ToolchainError, toolchain_cache_file, toolchain_for
 
     problems = []
@@ -70,6 +71,9 @@ def run_doctor(args: argparse.Namespace) -> int:
     print(f"  compile     {' '.join(toolchain.compile_flags())}")
     print(f"  link        {' '.join(toolchain.link_flags)}")
     print(f"  probed by   {toolchain.cmake}; cached in {toolchain_cache_file(install)}")
+    limits = known_limits(install, toolchain.compiler_id, toolchain.compiler_version)
+    for index, limit in enumerate(limits or [f"{install.summary()}: none known to kpc"]):
+        print(f"{'Limits' if index == 0 else '':<11} {limit}")
     return _report(problems)
 
 

@@ -15,6 +15,8 @@ answer describes what a compiled module will actually link against::
     >>> install = find_kokkos()                                  # doctest: +SKIP
     >>> install.version, install.backends                        # doctest: +SKIP
     ('3.4.01', ('OpenMP', 'Serial'))
+    >>> known_limits(install, "GNU", "13.3.0")                   # doctest: +SKIP
+    ['Kokkos 3.4.01 (OpenMP, Serial): GCC >= 13 builds it only with the bootstrap's patch ...']
 
 Run ``python -m kpc.runtime.kokkos`` to print what is found. Its exit status is
 0 when a Kokkos is found, 1 when none is installed anywhere, and 2 when
@@ -76,6 +78,12 @@ class KokkosInstall:
     version: str
     backends: tuple
     source_of_discovery: str
+    cxx_standard: str = ""
+    """The C++ standard Kokkos was built with (``17``), as its CMake package records it; empty if unknown."""
+
+    def summary(self) -> str:
+        """Version and backends in one phrase: ``Kokkos 4.6.1 (OpenMP, Serial)``."""
+        return f"Kokkos {self.version} ({', '.join(self.backends) or 'no backend'})"
 
     def describe(self) -> str:
         """A few readable lines, as ``kpc doctor`` prints them."""
@@ -84,6 +92,7 @@ class KokkosInstall:
                 f"Kokkos      {self.version} at {self.root}",
                 f"  found via   {self.source_of_discovery}",
                 f"  backends    {', '.join(self.backends) or '(none enabled)'}",
+                f"  C++         {self.cxx_standard or 'unknown'} (the standard Kokkos was built with)",
                 f"  cmake dir   {self.cmake_dir}",
                 f"  include dir {self.include_dir}",
                 f"  lib dir     {self.lib_dir}",
@@ -178,6 +187,7 @@ def _install_at_prefix(
         version=_read_version(cmake_dir, config_header),
         backends=_read_backends(config_header),
         source_of_discovery=source,
+        cxx_standard=_read_cxx_standard(cmake_dir),
     )
 
 
@@ -240,6 +250,74 @@ def _read_version(cmake_dir: Path, config_header: Path) -> str:
         value = int(number)
         return f"{value // 10000}.{value // 100 % 100}.{value % 100:02d}"
     return "unknown"
+
+
+_CONFIG_CXX_STANDARD = re.compile(r"set\(\s*Kokkos_CXX_STANDARD\s+\"?(\d+)")
+_TARGET_CXX_STANDARD = re.compile(r"cxx_std_(\d+)")
+
+
+def _read_cxx_standard(cmake_dir: Path) -> str:
+    """Kokkos_CXX_STANDARD (Kokkos 4 and later), else the ``cxx_std_NN`` its target requires (3.x)."""
+    for name, pattern in (
+        ("KokkosConfigCommon.cmake", _CONFIG_CXX_STANDARD),
+        ("KokkosTargets.cmake", _TARGET_CXX_STANDARD),
+    ):
+        path = cmake_dir / name
+        match = pattern.search(path.read_text(errors="replace")) if path.is_file() else None
+        if match:
+            return match.group(1)
+    return ""
+
+
+# Kokkos versions kpc's tests run against (the bootstrap's, and scripts/kokkos4_check.sh's).
+TESTED_VERSIONS = ("3.4.01", "4.6.1")
+GCC13_PATCH = "scripts/patches/kokkos-3.4.01-gcc13-cstdint.patch"
+
+
+def known_limits(install: KokkosInstall, compiler_id: str = "", compiler_version: str = "") -> list:
+    """What kpc knows this Kokkos, built by this compiler, cannot do or needs; one line each.
+
+    ``compiler_id`` and ``compiler_version`` are CMake's (``GNU``, ``13.3.0``)::
+
+        >>> install = KokkosInstall(Path("/k"), Path("/k/lib/cmake/Kokkos"), Path("/k/include"),
+        ...                         Path("/k/lib"), "4.6.1", ("OpenMP", "Serial"), "KOKKOS_ROOT", "17")
+        >>> known_limits(install, "GNU", "12.2.0")
+        []
+    """
+    limits = []
+    major = _major(install.version)
+    if major == 3:
+        patched = _has_gcc13_patch(install)
+        if compiler_id == "GNU" and _major(compiler_version) >= 13 and not patched:
+            limits.append(
+                f"{install.summary()}: its headers lack the <cstdint> includes GCC >= 13 needs; "
+                f"rebuild it with scripts/bootstrap.sh, which applies {GCC13_PATCH}"
+            )
+        else:
+            limits.append(
+                f"{install.summary()}: GCC >= 13 builds it only with the bootstrap's patch "
+                f"({GCC13_PATCH}; this install {'has' if patched else 'lacks'} it)"
+            )
+        if "Cuda" in install.backends:
+            limits.append(
+                f"{install.summary()}: knows no GPU newer than Ampere; scripts/cuda/kokkos_cuda_install.sh "
+                "builds it for Hopper with kpc's shims"
+            )
+    elif major != 4:
+        limits.append(f"{install.summary()}: untested with kpc (tested: {', '.join(TESTED_VERSIONS)})")
+    return limits
+
+
+def _major(version: str) -> int:
+    """``13.3.0`` -> 13; 0 when the version does not start with a number."""
+    head = version.split(".")[0]
+    return int(head) if head.isdigit() else 0
+
+
+def _has_gcc13_patch(install: KokkosInstall) -> bool:
+    """Whether the installed headers carry GCC13_PATCH (one of the headers it changes)."""
+    header = install.include_dir / "impl" / "Kokkos_Volatile_Load.hpp"
+    return header.is_file() and "#include <cstdint>" in header.read_text(errors="replace")
 
 
 def _read_backends(config_header: Path) -> tuple:

@@ -35,11 +35,13 @@ RECIPE_DIR = Path(__file__).resolve().parent
 """Folder of the CMakeLists.txt used for probing and for building modules with CMake."""
 
 # Bump when the probe's output or its interpretation changes, to invalidate caches.
-PROBE_FORMAT = 1
+PROBE_FORMAT = 2
 
 # Flags kpc adds to every module, before the ones Kokkos and pybind11 require.
 # -fvisibility=hidden is what pybind11 recommends for extension modules.
 BASE_FLAGS = ("-O3", "-march=native", "-fPIC", "-fvisibility=hidden")
+# What kpc's own headers need; a Kokkos that needs more (its Kokkos_CXX_STANDARD, or the
+# standard its CMake target requires) raises it.
 MINIMUM_CXX_STANDARD = 17
 
 # Flags CMake itself adds to the probe target; kpc sets its own equivalents.
@@ -273,9 +275,9 @@ def _toolchain_from_reply(facts: dict, target: dict, install: KokkosInstall, cma
                 standard = max(standard, _standard_number(flag))
             elif flag not in _CMAKE_OWN_FLAGS and flag not in options:
                 options.append(flag)
-    requested = group.get("languageStandard", {}).get("standard")
-    if requested and requested.isdigit():
-        standard = max(standard, int(requested))
+    for requested in (group.get("languageStandard", {}).get("standard"), facts.get("kokkos_cxx_standard")):
+        if requested and requested.isdigit():
+            standard = max(standard, int(requested))
     definitions = [
         entry["define"] for entry in group.get("defines", []) if entry["define"] not in _CMAKE_OWN_DEFINES
     ]

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from kpc.runtime.kokkos import KokkosMisconfigured, KokkosNotFound, find_kokkos
+from kpc.runtime.kokkos import GCC13_PATCH, KokkosMisconfigured, KokkosNotFound, find_kokkos, known_limits
 
 
 def make_install(
@@ -141,3 +141,39 @@ def test_no_kokkos_anywhere_says_how_to_install_one(tmp_path):
     assert "scripts/bootstrap.sh" in message
     assert "KOKKOS_ROOT=" in message
     assert str(tmp_path / "a") in message
+
+
+def test_the_cxx_standard_comes_from_kokkos_config_then_from_its_target(tmp_path):
+    """Kokkos 4 writes Kokkos_CXX_STANDARD; 3.x only requires cxx_std_NN on Kokkos::kokkoscore."""
+    four = make_install(tmp_path / "four", version="4.6.01")
+    (four / "lib/cmake/Kokkos/KokkosConfigCommon.cmake").write_text("set(Kokkos_CXX_STANDARD 20)\n")
+    three = make_install(tmp_path / "three", version="3.4.01")
+    (three / "lib/cmake/Kokkos/KokkosTargets.cmake").write_text('  INTERFACE_COMPILE_FEATURES "cxx_std_14"\n')
+    unknown = make_install(tmp_path / "unknown", version="4.0.00")
+    standards = [find_kokkos({"KOKKOS_ROOT": str(prefix)}).cxx_standard for prefix in (four, three, unknown)]
+    assert standards == ["20", "14", ""]
+
+
+def test_kokkos_3_4_is_reported_with_the_gcc13_patch_it_needs(tmp_path):
+    prefix = make_install(tmp_path / "k", version="3.4.01")
+    install = find_kokkos({"KOKKOS_ROOT": str(prefix)})
+    assert known_limits(install, "GNU", "12.2.0") == [
+        f"Kokkos 3.4.01 (OpenMP, Serial): GCC >= 13 builds it only with the bootstrap's patch "
+        f"({GCC13_PATCH}; this install lacks it)"
+    ]
+    [limit] = known_limits(install, "GNU", "13.3.0")
+    assert "lack the <cstdint> includes GCC >= 13 needs" in limit and "scripts/bootstrap.sh" in limit
+
+    # The patch adds <cstdint> to headers that are installed, so a patched install shows it.
+    (prefix / "include/impl").mkdir()
+    (prefix / "include/impl/Kokkos_Volatile_Load.hpp").write_text("#include <cstdint>\n")
+    [limit] = known_limits(install, "GNU", "13.3.0")
+    assert limit.endswith("this install has it)")
+
+
+def test_kokkos_4_has_no_known_limits_and_other_majors_are_untested(tmp_path):
+    four = find_kokkos({"KOKKOS_ROOT": str(make_install(tmp_path / "four", version="4.6.01"))})
+    assert known_limits(four, "GNU", "13.3.0") == []
+    five = find_kokkos({"KOKKOS_ROOT": str(make_install(tmp_path / "five", version="5.0.00"))})
+    [limit] = known_limits(five, "GNU", "13.3.0")
+    assert limit.startswith("Kokkos 5.0.00 (OpenMP, Serial): untested with kpc")

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from kpc import __version__
-from kpc.runtime.kokkos import find_kokkos
+from kpc.runtime.kokkos import find_kokkos, known_limits
+from kpc.runtime.toolchain import toolchain_for
 
 
 def run_kpc(*arguments, **environment):
@@ -48,6 +49,18 @@ def test_bootstrapped_kokkos_is_3_4_01_with_openmp_and_serial(tmp_path):
     report = run_kpc("doctor", KPC_CACHE_DIR=str(tmp_path)).stdout
     assert "Kokkos      3.4.01" in report
     assert "backends    OpenMP, Serial" in report
+    assert "Limits      Kokkos 3.4.01 (OpenMP, Serial): GCC >= 13 builds it only with the bootstrap's patch" in report
+
+
+def test_doctor_reports_the_cxx_standard_and_the_known_limits(tmp_path):
+    install = find_kokkos()
+    report = run_kpc("doctor", KPC_CACHE_DIR=str(tmp_path)).stdout
+    toolchain = toolchain_for(install, cache_dir=tmp_path)
+    limits = known_limits(install, toolchain.compiler_id, toolchain.compiler_version)
+    assert f"C++         {install.cxx_standard or 'unknown'}" in report
+    assert f"Limits      {(limits or [install.summary() + ': none known to kpc'])[0]}" in report
+    for limit in limits[1:]:
+        assert f"            {limit}" in report
 
 
 def test_doctor_with_a_bad_kokkos_root_fails_and_names_the_folder(tmp_path):

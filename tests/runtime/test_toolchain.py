@@ -131,6 +131,13 @@ def test_compile_command_has_kokkos_and_python_flags(toolchain):
     assert command.count("-fopenmp") == 1
 
 
+def test_the_cxx_standard_is_kpc_own_or_kokkos_own_if_higher(toolchain):
+    """Kokkos 4 needs C++17, Kokkos 5 C++20: the toolchain follows Kokkos' recorded standard."""
+    kokkos_standard = int(find_kokkos().cxx_standard or 0)
+    assert int(toolchain.cxx_standard) == max(17, kokkos_standard)
+    assert f"-std=c++{toolchain.cxx_standard}" in toolchain.compile_flags()
+
+
 def test_first_error_lines_start_at_the_first_error():
     output = "In file included from a.cpp:1:\nb.hpp:3:1: error: boom\n  3 | x\nnote: here\n"
     assert first_error_lines(output, limit=2) == ["b.hpp:3:1: error: boom", "  3 | x"]
