@@ -107,6 +107,8 @@ class Namer:
                 self.used.add(node.var.id)
         self.counters: dict = {}
         self.generated: set = set()
+        # Broadcast extents and strides: locals computed from array shapes only.
+        self.shape_locals: set = set()
 
     def snapshot(self):
         return set(self.used), dict(self.counters), dict(self.function.locals)
@@ -637,6 +639,7 @@ class ElementLowering:
                 is_unit = n.Compare("==", clone(value), self.b.int(1), BOOL, self.loc)
                 value = n.IfExp(is_unit, clone(c), value, INT64, self.loc)
             ext = self.namer.fresh("ext", INT64)
+            self.namer.shape_locals.add(ext)
             extents.append(n.Assign(self.b.name(ext, INT64), value, self.loc))
             shape.append(self.b.name(ext, INT64))
         return shape
@@ -688,6 +691,7 @@ class ElementLowering:
         key = ("stride", str(extent))
         if key not in self.broadcasts:
             stride = self.namer.fresh("bs", INT64)
+            self.namer.shape_locals.add(stride)
             is_unit = n.Compare("==", clone(extent), self.b.int(1), BOOL, self.loc)
             value = n.IfExp(is_unit, self.b.int(0), self.b.int(1), INT64, self.loc)
             pre.append(n.Assign(self.b.name(stride, INT64), value, self.loc))

@@ -208,7 +208,7 @@ class FunctionLowering:
     def run(self) -> None:
         self.function.body = self.block(self.function.body)
         unshare(self.function)
-        hoist_temporaries(self.function, self.namer.generated)
+        hoist_temporaries(self.function, self.namer.generated, self.namer.shape_locals)
 
     def lowering(self, loc) -> ElementLowering:
         return ElementLowering(self.function, self.namer, loc, self.read_through)
@@ -788,11 +788,13 @@ def writes_inputs(s, value, roots: dict) -> bool:
     return False
 
 
-def hoist_temporaries(function: n.Function, generated: set) -> None:
+def hoist_temporaries(function: n.Function, generated: set, shape_locals: set = frozenset()) -> None:
     """Allocate temporaries once, before the serial ``range`` loops they do not depend on,
     rather than in every iteration. Only temporaries read and written element by element
     move (not those rebound to a user's name, returned or passed to a kernel), and never out
-    of a ``prange`` loop, whose iterations each need their own."""
+    of a ``prange`` loop, whose iterations each need their own. The broadcast extents and
+    strides ``shape_locals`` that such an allocation reads move with it (the shape checks
+    stay in the loop: NumPy raises only when the statement runs)."""
     movable = set(generated)
     for node in n.walk(function):
         if isinstance(node, n.Assign) and isinstance(node.value, n.Name):
@@ -812,9 +814,12 @@ def hoist_temporaries(function: n.Function, generated: set) -> None:
                 varying = set(assignment_counts(n.Function("", [], s.body))) | {s.var.id}
                 keep = []
                 for inner in s.body:
-                    if is_allocation_of(inner, movable) and not any(
+                    shape_local = isinstance(inner, n.Assign) and isinstance(inner.target, n.Name) \
+                        and inner.target.id in shape_locals
+                    if (is_allocation_of(inner, movable) or shape_local) and not any(
                             isinstance(x, n.Name) and x.id in varying for x in n.walk(inner.value)):
                         out.append(inner)
+                        varying.discard(inner.target.id)
                     else:
                         keep.append(inner)
                 s.body = keep

@@ -140,6 +140,10 @@ class Bounds:
             return Interval(None if inner.hi is None else -inner.hi, None if inner.lo is None else -inner.lo)
         if isinstance(expr, n.BinOp):
             return self._binop(expr.op, self.interval(expr.left), self.interval(expr.right))
+        if isinstance(expr, n.IfExp):
+            a, b = self.interval(expr.body), self.interval(expr.orelse)
+            return Interval(None if a.lo is None or b.lo is None else min(a.lo, b.lo),
+                            None if a.hi is None or b.hi is None else max(a.hi, b.hi))
         if isinstance(expr, n.Call) and expr.kind == "builtin" and expr.func in ("min", "max") and expr.args:
             parts = [self.interval(a) for a in expr.args]
             if expr.func == "min":

@@ -205,6 +205,12 @@ class HostCode:
         if e.kind == "builtin":
             if e.func in ("min", "max", "abs", "len", "int", "float", "bool", "round"):
                 return f"{e.func}({', '.join(args)})", _ATOM
+            # lower-numpy's broadcast checks: NumPy raises the ValueError.
+            if e.func == "broadcast_operands":
+                return f"np.broadcast_shapes({', '.join(args)})", _ATOM
+            if e.func == "broadcast_into":
+                value = f"np.broadcast_to(np.empty(()), np.broadcast_shapes({', '.join(args[1:])}))"
+                return f"np.broadcast_to({value}, {args[0]})", _ATOM
             raise Unsupported(f"builtin '{e.func}'", loc_of(e))
         name = e.func.split(".")[-1]
         if e.kind == "numpy" and not e.func.startswith(".") and name in HOST_NUMPY:

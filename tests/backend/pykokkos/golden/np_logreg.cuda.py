@@ -60,50 +60,55 @@ def _write_back(original, used):
 
 # np_logreg.py:16: w -= np.dot(((1.0 / (1.0 + np.exp(-Y * np.dot(X, w))) - 1.0) * Y), X)
 @pk.workunit
-def logistic_regression_loop1_99b1718d(
+def logistic_regression_loop1_05d61264(
     i0: int,
     X: pk.View2D[pk.double],
+    bs2: pk.int64,
+    bs1: pk.int64,
     w: pk.View1D[pk.double],
     tmp0: pk.View1D[pk.double],
     Y: pk.View1D[pk.double],
+    bs0: pk.int64,
 ):
     X_shape1: pk.int64 = X.extent(1)
     dot0: pk.double = 0.0
     for i1 in range(X_shape1):
-        dot0 += X[i0][i1] * w[i1]
-    tmp0[i0] = (1.0 / (1.0 + math.exp(-Y[i0] * dot0)) - 1.0) * Y[i0]
+        dot0 += X[i0 * bs2 * bs1][i1] * w[i1]
+    tmp0[i0] = (1.0 / (1.0 + math.exp(-Y[i0 * bs2 * bs0] * dot0)) - 1.0) * Y[i0 * bs0]
 
 
 # np_logreg.py:16: w -= np.dot(((1.0 / (1.0 + np.exp(-Y * np.dot(X, w))) - 1.0) * Y), X)
 @pk.workunit
-def logistic_regression_loop2_59709f06(
+def logistic_regression_loop2_4d707fba(
     i2: int,
-    Y: pk.View1D[pk.double],
+    ext1: pk.int64,
     tmp0: pk.View1D[pk.double],
     X: pk.View2D[pk.double],
+    bs3: pk.int64,
     w: pk.View1D[pk.double],
 ):
-    Y_shape0: pk.int64 = Y.extent(0)
     dot1: pk.double = 0.0
-    for i3 in range(Y_shape0):
-        dot1 += tmp0[i3] * X[i3][i2]
+    for i3 in range(ext1):
+        dot1 += tmp0[i3] * X[i3][i2 * bs3]
     w[i2] -= dot1
 
 
 # np_logreg.py:23: return np.mean(np.log1p(np.exp(-margins)))
 @pk.workunit
-def log_loss_loop1_0d9df556(
+def log_loss_loop1_f299d369(
     i0: int,
     mean0: pk.Acc[pk.double],
     X: pk.View2D[pk.double],
+    bs1: pk.int64,
     w: pk.View1D[pk.double],
     Y: pk.View1D[pk.double],
+    bs0: pk.int64,
 ):
     X_shape1: pk.int64 = X.extent(1)
     dot0: pk.double = 0.0
     for i1 in range(X_shape1):
-        dot0 += X[i0][i1] * w[i1]
-    mean0 += math.log1p(math.exp(-(Y[i0] * dot0)))
+        dot0 += X[i0 * bs1][i1] * w[i1]
+    mean0 += math.log1p(math.exp(-(Y[i0 * bs0] * dot0)))
 
 
 def logistic_regression(Y, X, w, iterations):
@@ -112,22 +117,35 @@ def logistic_regression(Y, X, w, iterations):
     w_c = _as_view("w", w, np.float64, 1)
     iterations = operator.index(iterations)
     try:
-        tmp0 = cp.empty((Y.shape[0],), dtype=np.float64)
+        ext0 = X.shape[0] if Y.shape[0] == 1 else Y.shape[0]
+        bs0 = 0 if Y.shape[0] == 1 else 1
+        bs1 = 0 if X.shape[0] == 1 else 1
+        ext1 = Y.shape[0] if ext0 == 1 else ext0
+        bs2 = 0 if ext0 == 1 else 1
+        tmp0 = cp.empty((ext1,), dtype=np.float64)
+        bs3 = 0 if X.shape[1] == 1 else 1
         for i in range(iterations):
+            np.broadcast_shapes((Y.shape[0],), (X.shape[0],))
+            np.broadcast_shapes((ext0,), (Y.shape[0],))
             pk.parallel_for(
-                pk.RangePolicy(pk.Cuda, 0, Y.shape[0]),
-                logistic_regression_loop1_99b1718d,
+                pk.RangePolicy(pk.Cuda, 0, int(ext1)),
+                logistic_regression_loop1_05d61264,
                 X=X,
+                bs2=bs2,
+                bs1=bs1,
                 w=w_c,
                 tmp0=tmp0,
                 Y=Y,
+                bs0=bs0,
             )
+            np.broadcast_to(np.broadcast_to(np.empty(()), np.broadcast_shapes((X.shape[1],))), (w_c.shape[0],))
             pk.parallel_for(
                 pk.RangePolicy(pk.Cuda, 0, w_c.shape[0]),
-                logistic_regression_loop2_59709f06,
-                Y=Y,
+                logistic_regression_loop2_4d707fba,
+                ext1=ext1,
                 tmp0=tmp0,
                 X=X,
+                bs3=bs3,
                 w=w_c,
             )
         return w
@@ -139,13 +157,19 @@ def log_loss(Y, X, w):
     Y = _as_view("Y", Y, np.float64, 1)
     X = _as_view("X", X, np.float64, 2)
     w = _as_view("w", w, np.float64, 1)
+    np.broadcast_shapes((Y.shape[0],), (X.shape[0],))
+    ext0 = X.shape[0] if Y.shape[0] == 1 else Y.shape[0]
+    bs0 = 0 if Y.shape[0] == 1 else 1
+    bs1 = 0 if X.shape[0] == 1 else 1
     mean0 = 0.0
     mean0 += pk.parallel_reduce(
-        pk.RangePolicy(pk.Cuda, 0, Y.shape[0]),
-        log_loss_loop1_0d9df556,
+        pk.RangePolicy(pk.Cuda, 0, int(ext0)),
+        log_loss_loop1_f299d369,
         X=X,
+        bs1=bs1,
         w=w,
         Y=Y,
+        bs0=bs0,
     )
-    mean0 = mean0 / float(Y.shape[0])
+    mean0 = mean0 / float(ext0)
     return float(mean0)
