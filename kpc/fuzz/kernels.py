@@ -594,7 +594,7 @@ class KernelGenerator:
                 w.line(f"s = np.sum(t) / {rng.choice((300.0, 1000.0))}")
                 w.line("return t * s + 1.0")
         out = [ArrayRef("out", rng.choice((dtype, "float64")), dims, 2.0)] if form == "store" else []
-        minimum = max(lo + hi, 1) if form == "extreme" else lo + hi
+        minimum = lo + hi + 1 if form == "extreme" else lo + hi  # max/min of an empty array raise
         sizes = self.sizes_2d(minimum) if twod else self.sizes_1d(minimum)
         case = {"args": self.array_args(arrays + out), "sizes": sizes}
         if out:
