@@ -80,13 +80,19 @@ class GlobalConst(Expr):
 
 @dataclass(eq=False)
 class BinOp(Expr):
-    """Binary arithmetic/bitwise: ``+ - * / // % ** << >> & | ^ @``."""
+    """Binary arithmetic/bitwise: ``+ - * / // % ** << >> & | ^ @``.
+
+    ``checked``: a ``/ // %`` whose zero divisor raises ZeroDivisionError, as in Numba's
+    default ``error_model='python'`` (set by ``error-model``); unchecked ones give NumPy's
+    inf, nan or 0.
+    """
 
     op: str
     left: Expr
     right: Expr
     type: Type = UNKNOWN
     loc: Loc = NOLOC
+    checked: bool = False
 
 
 @dataclass(eq=False)
@@ -232,13 +238,14 @@ class Assign(Stmt):
 @dataclass(eq=False)
 class AugAssign(Stmt):
     """``target op= value``. ``atomic`` is set by ``recognize-reductions`` for scatter
-    updates inside parallel loops (``hist[idx[i]] += 1``)."""
+    updates inside parallel loops (``hist[idx[i]] += 1``); ``checked`` as for ``BinOp``."""
 
     target: Expr
     op: str
     value: Expr
     atomic: bool = False
     loc: Loc = NOLOC
+    checked: bool = False
 
 
 @dataclass(eq=False)

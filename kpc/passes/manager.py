@@ -19,6 +19,7 @@ PIPELINES = {
     "kokkos": [
         "infer-types",
         "infer-view-dims",
+        "error-model",
         "lower-numpy",
         "propagate-constants",
         "parallelize",

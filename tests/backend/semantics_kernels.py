@@ -138,3 +138,72 @@ def squares_until(n):
         out[i] = i * i
         i += 1
     return out
+
+
+@njit
+def true_div(x, y):
+    return x / y
+
+
+@njit
+def floor_div(x, y):
+    return x // y
+
+
+@njit
+def modulo(x, y):
+    return x % y
+
+
+@njit(error_model="numpy")
+def numpy_divisions(x, y):
+    return x / y, x // y, x % y
+
+
+@njit
+def array_divisions(x, y):
+    return x / y, x // y, x % y
+
+
+@njit(parallel=True)
+def loop_division(x, d):  # a parfor: NumPy semantics inside, as Numba
+    out = np.empty_like(x)
+    for i in prange(x.shape[0]):
+        out[i] = x[i] / d[i]
+    return out
+
+
+@njit
+def divide_in_place(s, d):
+    s /= d
+    return s
+
+
+@njit(boundscheck=True)
+def checked_get(a, i):
+    return a[i]
+
+
+@njit(boundscheck=True, parallel=True)
+def checked_column_sum(a, k):
+    s = 0.0
+    for i in prange(a.shape[0]):
+        s += a[i, k]
+    return s
+
+
+@njit(parallel=True)
+def division_before_loop(x, d):
+    t = x[0] / d[0]
+    out = np.empty_like(x)
+    for i in prange(x.shape[0]):
+        out[i] = x[i] / d[i] + t
+    return out
+
+
+@njit(parallel=True)
+def serial_loop_division(x, d):
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        out[i] = x[i] / d[i]
+    return out

@@ -36,6 +36,28 @@ CASES = [
     ("int_overflow", (2 ** 40,)),
     ("truncation", (2.7,)),
     ("squares_until", (5,)),
+    ("int_overflow", (2 ** 62,)),
+    ("true_div", (7.5, 2.0)), ("floor_div", (-7.5, 2.0)), ("modulo", (-7.5, 2.0)),
+    ("numpy_divisions", (1.0, 0.0)), ("numpy_divisions", (-1.0, 0.0)), ("numpy_divisions", (0.0, 0.0)),
+    ("numpy_divisions", (7, 0)),
+    ("array_divisions", (np.array([1.0, -2.0, 0.0, 9.0]), np.array([2.0, 0.0, 0.0, -4.0]))),
+    ("array_divisions", (np.array([7, -7, 5]), np.array([2, 0, -3]))),
+    ("loop_division", (np.array([1.0, 2.0, 3.0]), np.array([4.0, 0.0, 6.0]))),
+    ("division_before_loop", (np.array([1.0, 2.0, 3.0]), np.array([4.0, 0.0, 6.0]))),
+    ("serial_loop_division", (np.array([1.0, 2.0, 3.0]), np.array([4.0, 5.0, 6.0]))),
+    ("divide_in_place", (3.0, 4.0)),
+    ("checked_get", (np.arange(5.0), 4)), ("checked_get", (np.arange(5.0), -5)),
+    ("checked_column_sum", (np.arange(12.0).reshape(4, 3), 2)),
+]
+# Zero divisors and indices out of bounds: Numba raises; so must the translation, with the same message.
+RAISING = [
+    ("true_div", (1.0, 0.0)), ("true_div", (1, 0)), ("true_div", (0.0, -0.0)),
+    ("floor_div", (1.0, 0.0)), ("floor_div", (1, 0)),
+    ("modulo", (1.0, 0.0)), ("modulo", (1, 0)),
+    ("division_before_loop", (np.array([1.0, 2.0, 3.0]), np.array([0.0, 5.0, 6.0]))),
+    ("serial_loop_division", (np.array([1.0, 2.0, 3.0]), np.array([4.0, 0.0, 6.0]))),
+    ("divide_in_place", (3.0, 0.0)),
+    ("checked_get", (np.arange(5.0), 5)), ("checked_get", (np.arange(5.0), -6)),
 ]
 
 
@@ -52,7 +74,7 @@ def modules(tmp_path_factory):
     from kpc.api import build
 
     signatures: dict = {}
-    for name, args in CASES:
+    for name, args in CASES + RAISING:
         text = f"{name}({', '.join(format_type(typeof(a)) for a in args)})"
         if text not in signatures.setdefault(name, []):
             signatures[name].append(text)
@@ -139,10 +161,33 @@ def test_integer_division_by_zero_raises_like_numba(modules):
     kokkos, numba, _ = modules
     with pytest.raises(ZeroDivisionError):
         numba.floor_ops(7, 0)
-    with pytest.raises(ZeroDivisionError, match="division or modulo by zero"):
+    with pytest.raises(ZeroDivisionError, match="integer (division|modulo) by zero"):
         kokkos.floor_ops(7, 0)
-    with pytest.raises(ZeroDivisionError):
-        kokkos.divide_all(np.arange(2000), 0)
+    # Inside a prange loop of a parallel=True kernel Numba follows NumPy: 0, no exception.
+    a, b = np.arange(2000), np.arange(2000)
+    kokkos.divide_all(a, 0)
+    numba.divide_all(b, 0)
+    np.testing.assert_array_equal(a, b)
     a = np.arange(10)
     kokkos.divide_all(a, 3)
     np.testing.assert_array_equal(a, np.arange(10) // 3)
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("name,args", RAISING, ids=[f"{n}{a!r}"[:60] for n, a in RAISING])
+def test_raises_what_numba_raises(modules, name, args):
+    kokkos, numba, _ = modules
+    with pytest.raises((ZeroDivisionError, IndexError)) as expected:
+        getattr(numba, name)(*args)
+    with pytest.raises(expected.type) as actual:
+        getattr(kokkos, name)(*args)
+    assert str(actual.value) == str(expected.value)
+    np.testing.assert_array_equal(kokkos.checked_get(np.arange(3.0), 1), 1.0)  # the error is cleared
+
+
+@pytest.mark.compile
+def test_an_index_out_of_bounds_in_a_prange_loop_raises_index_error(modules):
+    kokkos, _, _ = modules
+    # Numba sets the IndexError inside the parallel loop but returns anyway (SystemError).
+    with pytest.raises(IndexError, match="index is out of bounds"):
+        kokkos.checked_column_sum(np.arange(12.0).reshape(4, 3), 3)

@@ -5,7 +5,10 @@ that type where C++ would promote differently (``int64 + float32`` is ``float64`
 Numba, ``float`` in C++). Integer ``//`` and ``%`` become ``kpc::floordiv`` /
 ``kpc::mod`` (Python's floor semantics) unless both operands are provably
 non-negative; a negative index counts from the end; powers with a constant integer
-exponent become multiplications.
+exponent become multiplications. Divisions ``error-model`` marked raise ZeroDivisionError
+on a zero divisor (``kpc::truediv``, the raising ``floordiv``/``mod``), the others give
+NumPy's inf, nan or 0; under ``boundscheck=True`` every index is checked
+(``kpc::checked_index``), raising IndexError after the kernel.
 """
 
 from __future__ import annotations
@@ -166,6 +169,8 @@ class ExprEmitter:
         if op == "**":
             return self._power(e, t, lt, rt)
         if op == "/":
+            if e.checked and not self._nonzero(e.right):
+                return f"kpc::truediv<{scalar_type(t)}>({self.emit(e.left, t)}, {self.emit(e.right, t)})"
             return self._binary(e.left, "/", e.right, t)
         if op in ("//", "%"):
             if t.is_int or t.is_bool:
@@ -174,12 +179,21 @@ class ExprEmitter:
                 if left.nonnegative and right.positive:
                     return self._binary(e.left, "/" if op == "//" else "%", e.right, t)
             helper = "floordiv" if op == "//" else "mod"
-            return f"kpc::{helper}<{scalar_type(t)}>({self.emit(e.left, t)}, {self.emit(e.right, t)})"
+            # Unchecked (NumPy's semantics): no ZeroDivisionError, 0 / inf / nan instead.
+            arguments = scalar_type(t) if e.checked else f"{scalar_type(t)}, false"
+            return f"kpc::{helper}<{arguments}>({self.emit(e.left, t)}, {self.emit(e.right, t)})"
         if op in ARITHMETIC:
             if op in ("<<", ">>", "&", "|", "^") and t.is_bool:
                 return self._binary(e.left, op, e.right, None)
             return self._binary(e.left, op, e.right, t)
         raise BackendError(f"operator {op!r} is not supported by the Kokkos backend", e.loc)
+
+    def _nonzero(self, expr) -> bool:
+        """Whether ``expr`` is provably not 0: a nonzero constant or an integer of known sign."""
+        if isinstance(expr, (n.Const, n.GlobalConst)) and isinstance(expr.value, (int, float)):
+            return expr.value != 0
+        interval = self.scope.intervals.of(expr)
+        return interval.positive or (interval.hi is not None and interval.hi < 0)
 
     def _binary(self, left, op: str, right, t) -> Code:
         text = f"{self.operand(left, t, op)} {op} {self.operand(right, t, op, right=True)}"
@@ -280,11 +294,15 @@ class ExprEmitter:
         base = self.operand(e.base)
         if len(e.indices) > base_t.ndim:
             raise BackendError(f"too many indices for a {base_t.ndim}-D array", e.loc)
+        function = getattr(self.scope, "function", None)
+        boundscheck = function is not None and function.options.get("boundscheck") is True
         parts, is_view = [], False
         for axis, index in enumerate(e.indices):
             if isinstance(index, n.Slice):
                 is_view = True
                 parts.append(self._slice(base, axis, index))
+            elif boundscheck:
+                parts.append(f"kpc::checked_index({self.emit(index, INT64)}, kpc::extent({base}, {axis}))")
             else:
                 parts.append(self._index(base, axis, index))
         if len(e.indices) < base_t.ndim:

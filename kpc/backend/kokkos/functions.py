@@ -384,7 +384,7 @@ class FunctionEmitter:
         if result_t == lhs_t and s.op in ("+", "-", "*", "&", "|", "^", "<<", ">>") and not lhs_t.is_bool:
             self.emit_line(f"{lhs} {s.op}= {self.expr.emit(s.value, lhs_t)};")
             return
-        combined = n.BinOp(s.op, target, s.value, type=result_t, loc=s.loc)
+        combined = n.BinOp(s.op, target, s.value, type=result_t, loc=s.loc, checked=s.checked)
         self.emit_line(f"{lhs} = {self.expr.emit(combined, lhs_t)};")
 
     def scatter_update(self, s, lhs: str, lhs_t) -> None:

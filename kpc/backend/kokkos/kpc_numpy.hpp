@@ -174,10 +174,8 @@ inline void check_errors() {
   int error = error_flag();
   if (error == 0) return;
   error_flag() = 0;
-  if (error == zero_division_error) {
-    PyErr_SetString(PyExc_ZeroDivisionError, "integer division or modulo by zero");
-    throw py::error_already_set();
-  }
+  PyErr_SetString(error == index_error ? PyExc_IndexError : PyExc_ZeroDivisionError, error_message(error));
+  throw py::error_already_set();
 }
 
 // A new NumPy array (C order), as np.empty would make it.

@@ -82,7 +82,30 @@ inline int& error_flag() {
   return flag;
 }
 
-enum : int { zero_division_error = 1 };
+// What a kernel flags, with Numba's messages (error_message): ZeroDivisionError for the
+// first four, IndexError for an index out of bounds under boundscheck=True.
+enum : int {
+  zero_division_error = 1,  // integer //
+  integer_modulo_error = 2,
+  division_error = 3,  // a / 0 (any type), float // 0.0
+  modulo_error = 4,    // float % 0.0
+  index_error = 5,
+};
+
+inline const char* error_message(int error) {
+  switch (error) {
+    case zero_division_error:
+      return "integer division by zero";
+    case integer_modulo_error:
+      return "integer modulo by zero";
+    case division_error:
+      return "division by zero";
+    case modulo_error:
+      return "modulo by zero";
+    default:
+      return "index is out of bounds";
+  }
+}
 
 KOKKOS_INLINE_FUNCTION void raise_error(int error) {
 #if defined(KPC_CUDA)
@@ -92,13 +115,40 @@ KOKKOS_INLINE_FUNCTION void raise_error(int error) {
 #endif
 }
 
+#if defined(__GNUC__)
+#define KPC_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define KPC_UNLIKELY(x) (x)
+#endif
+
+// a[i] under boundscheck=True: a negative index counts from the end; outside the axis the
+// kernel flags IndexError and reads element 0 instead, the binding raises once it returns.
+KOKKOS_INLINE_FUNCTION int64_t checked_index(int64_t index, int64_t extent) {
+  const int64_t wrapped = index < 0 ? index + extent : index;
+  if (KPC_UNLIKELY(wrapped < 0 || wrapped >= extent)) {
+    raise_error(index_error);
+    return 0;
+  }
+  return wrapped;
+}
+
 // ------------------------------------------------------------------- arithmetic
 
-// Python's // : the floor of the quotient, for integers and floats.
+// Python's a / b under Numba's error_model='python': a zero divisor flags ZeroDivisionError.
+// The quotient is computed anyway (inf or nan, dropped when the binding raises), so a hot
+// loop pays one compare and a branch that is never taken.
 template <class T>
+KOKKOS_INLINE_FUNCTION T truediv(T a, T b) {
+  if (KPC_UNLIKELY(b == T(0))) raise_error(division_error);
+  return a / b;
+}
+
+// Python's // : the floor of the quotient, for integers and floats. Raise = false is NumPy's
+// floor_divide (error_model='numpy', array expressions): 0 for integers, a / b for floats.
+template <class T, bool Raise = true>
 KOKKOS_INLINE_FUNCTION typename std::enable_if<std::is_integral<T>::value, T>::type floordiv(T a, T b) {
   if (b == 0) {
-    raise_error(zero_division_error);
+    if (Raise) raise_error(zero_division_error);
     return 0;
   }
   T q = a / b;
@@ -106,8 +156,12 @@ KOKKOS_INLINE_FUNCTION typename std::enable_if<std::is_integral<T>::value, T>::t
   return q;
 }
 
-template <class T>
+template <class T, bool Raise = true>
 KOKKOS_INLINE_FUNCTION typename std::enable_if<std::is_floating_point<T>::value, T>::type floordiv(T a, T b) {
+  if (KPC_UNLIKELY(b == T(0))) {
+    if (Raise) raise_error(division_error);
+    return a / b;
+  }
   // CPython's float_floor_div (Objects/floatobject.c), which Numba follows.
   T mod = math::fmod(a, b);
   T div = (a - mod) / b;
@@ -122,11 +176,12 @@ KOKKOS_INLINE_FUNCTION typename std::enable_if<std::is_floating_point<T>::value,
   return std::copysign(T(0), a / b);
 }
 
-// Python's % : the result has the sign of the divisor.
-template <class T>
+// Python's % : the result has the sign of the divisor. Raise = false is NumPy's remainder:
+// 0 for integers, nan for floats.
+template <class T, bool Raise = true>
 KOKKOS_INLINE_FUNCTION typename std::enable_if<std::is_integral<T>::value, T>::type mod(T a, T b) {
   if (b == 0) {
-    raise_error(zero_division_error);
+    if (Raise) raise_error(integer_modulo_error);
     return 0;
   }
   T r = a % b;
@@ -134,8 +189,9 @@ KOKKOS_INLINE_FUNCTION typename std::enable_if<std::is_integral<T>::value, T>::t
   return r;
 }
 
-template <class T>
+template <class T, bool Raise = true>
 KOKKOS_INLINE_FUNCTION typename std::enable_if<std::is_floating_point<T>::value, T>::type mod(T a, T b) {
+  if (Raise && KPC_UNLIKELY(b == T(0))) raise_error(modulo_error);
   T r = math::fmod(a, b);
   if (r != T(0)) {
     if ((b < T(0)) != (r < T(0))) r += b;
