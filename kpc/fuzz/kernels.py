@@ -231,8 +231,9 @@ class KernelGenerator:
 
     def sizes_2d(self, minimum: int = 0) -> list:
         rng = self.rng
-        sizes = [(max(minimum, 0), 3), (max(minimum, 1), max(minimum, 1)), (rng.randint(max(minimum, 2), 9), rng.randint(max(minimum, 2), 9)),
-                 (rng.randint(20, 50), rng.randint(10, 30))]
+        small = max(minimum, 2)
+        sizes = [(max(minimum, 0), 3), (max(minimum, 1), max(minimum, 1)),
+                 (rng.randint(small, 9), rng.randint(small, 9)), (rng.randint(20, 50), rng.randint(10, 30))]
         return [{"n": n, "m": m} for n, m in dict.fromkeys(sizes)]
 
     def decorator(self, w: Writer, parallel: bool) -> None:
@@ -515,51 +516,6 @@ class KernelGenerator:
 
     # ----------------------------------------------------------------- NumPy
 
-    def array_expression(self, arrays, window: str, depth: int, top: bool = True) -> Expr:
-        """An elementwise NumPy expression over equally shaped operands (``window``: the slice
-        every 1-D operand takes, ``""`` for whole arrays); at the ``top`` never a bare scalar."""
-        rng = self.rng
-        if depth <= 0 or rng.random() < 0.25:
-            if not top and rng.random() < 0.15:
-                return literal(rng.choice((2.0, 0.5, 3)), rng.choice(("float64", "int64")))
-            a = rng.choice(arrays)
-            return Expr(f"{a.name}{window}", a.dtype, a.bound)
-        kind = rng.choice(("binary", "binary", "ufunc", "minmax", "where", "power"))
-        if kind == "ufunc":
-            x = self.array_expression(arrays, window, depth - 1, False)
-            f = rng.choice(("sqrt", "sin", "cos", "tanh", "exp", "log", "abs"))
-            t = x.type if x.type == "float32" else "float64"
-            if f == "sqrt":
-                return Expr(f"np.sqrt(np.abs({x.text}))", t, x.bound ** 0.5 + 1)
-            if f == "log":
-                return Expr(f"np.log(np.abs({x.text}) + 1.0)", "float64", x.bound)
-            if f == "exp":
-                if x.bound > 8:
-                    x = Expr(f"np.sin({x.text})", t, 1.0)
-                return Expr(f"np.exp({x.text})", t, 2.72 ** x.bound)
-            if f == "abs":
-                return Expr(f"np.abs({x.text})", x.type, x.bound)
-            return Expr(f"np.{f}({x.text})", t, 1.0)
-        a = self.array_expression(arrays, window, depth - 1, False)
-        b = self.array_expression(arrays, window, depth - 1, False)
-        t = binary_type(a.type, b.type)
-        if kind == "minmax":
-            return Expr(f"np.{rng.choice(('maximum', 'minimum'))}({a.text}, {b.text})", t, max(a.bound, b.bound))
-        if kind == "where":
-            return Expr(f"np.where({a.text} > {b.text}, {a.text}, {b.text} * 0.5)", binary_type(t, "float64"),
-                        max(a.bound, b.bound))
-        if kind == "power":
-            if a.bound > 30:
-                a = Expr(f"np.tanh({a.text})", "float64", 1.0)
-            return Expr(f"({a.text} ** 2)", a.type, a.bound ** 2)
-        op = rng.choice(("+", "-", "*", "/"))
-        if op == "/":
-            return Expr(f"({a.text} / (np.abs({b.text}) + 1.0))", binary_type(t, "float64"), a.bound)
-        bound = a.bound * b.bound if op == "*" else a.bound + b.bound
-        if bound > 1e4:
-            return Expr(f"np.tanh({a.text} * 0.001)", "float64", 1.0)
-        return Expr(f"({a.text} {op} {b.text})", t, bound)
-
     def _numpy(self, name, dtype):
         rng = self.rng
         twod = rng.random() < 0.3
@@ -577,7 +533,7 @@ class KernelGenerator:
         params = ["a", "b", "c"] + (["out"] if form == "store" else [])
         with w.block(f"def {name}({', '.join(params)}):"):
             w.line("n = a.shape[0]")
-            e = self.array_expression(arrays, window, 3)
+            e = self.expr.array_expression(arrays, window, 3)
             if form == "return":
                 w.line(f"return {e.text}")
             elif form == "sum":
@@ -611,7 +567,8 @@ class KernelGenerator:
         f = rng.choice(("np.sum", "np.max", "np.min", "np.mean"))
         with w.block(f"def {name}(a, b, out):"):
             with w.block(self.loop_header("i", 0, 0, "a.shape[0]", parallel)):
-                row = self.array_expression([ArrayRef(x.name, x.dtype, (), x.bound) for x in arrays], "[i, :]", 2)
+                rows = [ArrayRef(x.name, x.dtype, (), x.bound) for x in arrays]
+                row = self.expr.array_expression(rows, "[i, :]", 2)
                 w.line(f"out[i] = {f}({row.text})")
                 self.scale = max(self.scale, row.bound * 30)
         out = ArrayRef("out", "float64", ("n",), 2.0)
