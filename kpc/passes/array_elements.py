@@ -712,9 +712,11 @@ class ElementLowering:
 
     @staticmethod
     def is_broadcast(value: ArrayValue, shape: list) -> bool:
-        """True when ``value`` is read several times for one element of its own (broadcast)."""
+        """True when ``value`` is (or may be, by run-time extents) read several times for one
+        element of its own (broadcast)."""
         offset = len(shape) - value.ndim
-        return offset > 0 or any(is_one(e) and not is_one(shape[offset + d]) for d, e in enumerate(value.shape))
+        return offset > 0 or any(not is_one(shape[offset + d]) and not same_extent(e, shape[offset + d])
+                                 for d, e in enumerate(value.shape))
 
     def read_back(self, array: n.Name, shape: list) -> ArrayValue:
         """The ``ArrayValue`` of a temporary materialised from a value of ``shape`` (whose
