@@ -30,12 +30,13 @@ GIL is released while a kernel runs (kernels never touch Python objects; the one
 specialization allocates NumPy arrays keep it), so other Python threads run meanwhile.
 
 **fork.** Kokkos' OpenMP worker threads do not exist in a forked child, and libgomp
-there waits for them forever. A child forked after the parent started the session
-raises ``RuntimeError`` at its first kpc call, before any OpenMP call, telling to use
-the ``spawn`` or ``forkserver`` start method (a ``pthread_atfork`` handler marks the
-session; this module checks the process id on its slow paths), and its exit does not
-finalize Kokkos. A child forked before any kpc call, or a spawned one, starts its own
-session.
+there waits for them forever (a CUDA context does not survive fork either). A child
+forked after the parent started the session raises ``RuntimeError`` at its first kpc
+call, before any OpenMP call, telling to use the ``spawn`` or ``forkserver`` start
+method (a ``pthread_atfork`` handler marks the session; this module checks the process
+id on its slow paths), and its exit does not finalize Kokkos. This holds for Serial
+modules too: their Kokkos was initialized with the OpenMP space beside. A child forked
+before any kpc call, or a spawned one, starts its own session.
 """
 
 from __future__ import annotations
@@ -48,9 +49,10 @@ _state = {"session": None, "module": None, "owned": False, "finalized": False, "
 _lock = threading.Lock()
 
 FORKED_CHILD_MESSAGE = (
-    "kpc: this process was forked from one that had already run kpc kernels, and Kokkos' OpenMP "
-    "threads do not survive fork(); start worker processes with the 'spawn' or 'forkserver' method "
-    "instead (multiprocessing.get_context('spawn'), or concurrent.futures.ProcessPoolExecutor(mp_context=...))"
+    "kpc: this process was forked from one that had already run kpc kernels, and Kokkos (its OpenMP "
+    "threads, a CUDA context) does not survive fork(); start worker processes with the 'spawn' or "
+    "'forkserver' method instead (multiprocessing.get_context('spawn'), or "
+    "concurrent.futures.ProcessPoolExecutor(mp_context=...))"
 )
 
 

@@ -1,6 +1,6 @@
 """Kokkos is initialized once per process for every kpc module, with the thread count of
-OMP_NUM_THREADS (else NUMBA_NUM_THREADS), without Kokkos' OMP_PROC_BIND warning, and
-finalized cleanly at exit."""
+OMP_NUM_THREADS (else NUMBA_NUM_THREADS), without Kokkos' OMP_PROC_BIND warning, shared
+by every module (one session), and finalized cleanly at exit."""
 
 from __future__ import annotations
 
@@ -42,7 +42,12 @@ print(sum2d.sum2d(np.ones((3, 4))), sum3d.sum3d(np.ones((2, 3, 4))))
 print(kokkos_session.concurrency(), kokkos_session._state["owned"])
 import kpc.runtime.loader as loader
 modules = list(loader._loaded.values())
-print(len(modules), all(m._kpc_is_initialized() for m in modules))
+# every module shares the session: each answers through it, from a thread that is not Kokkos' master too
+import threading
+answers = []
+worker = threading.Thread(target=lambda: answers.extend(m._kpc_concurrency() for m in modules))
+worker.start(); worker.join()
+print(len(modules), all(m._kpc_is_initialized() for m in modules) and answers == [kokkos_session.concurrency()] * 2)
 """
 
 

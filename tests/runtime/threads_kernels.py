@@ -26,3 +26,11 @@ def churn(a, rounds):
 def count_labels(idx, hist):
     for i in prange(idx.shape[0]):
         hist[idx[i]] += 1
+
+
+@njit
+def floor_quotients(a, d):
+    s = 0
+    for i in range(a.shape[0]):
+        s += a[i] // d
+    return s

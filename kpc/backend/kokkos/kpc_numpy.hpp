@@ -293,10 +293,10 @@ inline session*& attached_session() {
 }
 
 constexpr const char* forked_child_message =
-    "kpc: this process was forked from one that had already run kpc kernels, and Kokkos' "
-    "OpenMP threads do not survive fork(); start worker processes with the 'spawn' or "
-    "'forkserver' method instead (multiprocessing.get_context('spawn'), or "
-    "concurrent.futures.ProcessPoolExecutor(mp_context=...))";
+    "kpc: this process was forked from one that had already run kpc kernels, and Kokkos "
+    "(its OpenMP threads, a CUDA context) does not survive fork(); start worker processes "
+    "with the 'spawn' or 'forkserver' method instead (multiprocessing.get_context('spawn'), "
+    "or concurrent.futures.ProcessPoolExecutor(mp_context=...))";
 
 // The Python thread state released for a scope: for kernels, which never touch Python
 // objects, and for waiting on the session lock (a thread holding the lock may need the GIL).
