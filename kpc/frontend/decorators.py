@@ -7,7 +7,8 @@ Recognized spellings (with ``import numba``, ``import numba as nb`` or
 without ``nopython`` is nopython too (the default since Numba 0.59, and what a
 0.57/0.58 ``@jit`` that compiles without fallback does); ``forceobj=True`` is object
 mode and is rejected. Options read: ``parallel``, ``fastmath``, ``cache``, ``nogil``,
-``boundscheck`` (and the rest Numba accepts, kept as written); ``locals={...}``
+``boundscheck``, ``error_model`` (``python`` or ``numpy``: whether a zero divisor raises)
+(and the rest Numba accepts, kept as written); ``locals={...}``
 becomes declared local types; eager signatures (a string, a type object such as
 ``float64(float64[:])``, or a list of those) are parsed with ``kpc.ir.signature``.
 """
@@ -98,6 +99,10 @@ class DecoratorReader:
         spec = JitSpec(kind, loc=self.loc(decorator))
         if isinstance(decorator, ast.Call):
             self._read_call(decorator, spec, name)
+        if spec.options.get("error_model", "python") not in ("python", "numpy"):
+            raise self.error(decorator, f"unsupported construct 'decorator option' "
+                                        f"error_model={spec.options['error_model']!r} on '{name}': Numba takes "
+                                        f"'python' (a zero divisor raises) or 'numpy'", "decorator option")
         if spec.options.get("forceobj") is True:
             raise self.error(decorator, f"unsupported construct 'object mode' (forceobj=True) on '{name}'",
                              "object mode")

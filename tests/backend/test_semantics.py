@@ -191,3 +191,16 @@ def test_an_index_out_of_bounds_in_a_prange_loop_raises_index_error(modules):
     # Numba sets the IndexError inside the parallel loop but returns anyway (SystemError).
     with pytest.raises(IndexError, match="index is out of bounds"):
         kokkos.checked_column_sum(np.arange(12.0).reshape(4, 3), 3)
+
+
+def test_the_pykokkos_target_keeps_boundscheck_kernels_as_numba(tmp_path):
+    from kpc.driver import build
+
+    source = tmp_path / "checked.py"
+    source.write_text("from numba import njit\n\n@njit(boundscheck=True)\ndef get(a, i):\n    return a[i]\n\n"
+                      "@njit\ndef ratio(x, y):\n    return x / y\n")
+    report = build(source, target="pykokkos", out=tmp_path / "out")
+    assert report.kernel("get").status == "numba"
+    assert report.kernel("get").construct == "boundscheck=True in 'get'"
+    assert "cannot raise IndexError" in report.kernel("get").reason
+    assert report.kernel("ratio").status == "translated"

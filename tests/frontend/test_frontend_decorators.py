@@ -88,6 +88,19 @@ def test_options_are_read(load):
     assert module.functions["c"].options == {"locals": {"acc": FLOAT32, "k": INT64}}
 
 
+def test_an_error_model_numba_does_not_know_is_rejected(load):
+    module = load("""
+        from numba import njit
+
+        @njit(error_model="fast")
+        def a(x, y):
+            return x / y
+    """)
+    diagnostic = module.rejected["a"].diagnostic
+    assert diagnostic.construct == "decorator option"
+    assert "error_model='fast'" in diagnostic.message
+
+
 def test_option_from_module_constant(load):
     module = load("""
         from numba import njit

@@ -36,7 +36,7 @@ from .helpers import AS_VIEW, CUDA_HOST_HELPERS, CUPY_IMPORT, DEVICE_HELPERS, HO
 from .host import HostCode
 from .model import CallerModel, FunctionModel, KeptModel, ModuleModel
 from .regions import RegionLowering
-from .unsupported import Unsupported, loc_of
+from .unsupported import Unsupported, loc_of, require_numba_semantics
 
 HOST_SPACES = ("OpenMP", "Serial", "Threads")
 DEVICE_SPACES = ("Cuda",)
@@ -264,6 +264,7 @@ class PyKokkosEmitter:
             if fn.role == "device":
                 continue
             try:
+                require_numba_semantics(module, name)
                 caller, regions = self._caller(fn, callables)
             except Unsupported as exc:
                 line = exc.loc.line or fn.loc.line or None

@@ -26,3 +26,30 @@ class Unsupported(Exception):
 
 def loc_of(node) -> Loc:
     return getattr(node, "loc", NOLOC) or NOLOC
+
+
+def require_numba_semantics(module, name: str) -> None:
+    """Raise ``Unsupported`` when kernel ``name`` (or a function it calls) asks for checks PyKokkos cannot make.
+
+    ``boundscheck=True``: PyKokkos views have no checked element access and a workunit cannot
+    raise IndexError, so such a kernel stays Numba. Numba's ``error_model='python'`` is not
+    kept either, but that only shows on a zero divisor: the PyKokkos target divides as C++
+    does, which for floats is NumPy's answer (``1.0 / 0.0`` is inf, ``0.0 / 0.0`` nan, as
+    under ``error_model='numpy'``) where Numba raises ZeroDivisionError.
+
+    >>> from kpc.frontend import parse_module
+    >>> m = parse_module(chr(10).join(["from numba import njit", "@njit(boundscheck=True)",
+    ...                                "def f(a):", "    return a[0]"]), "m.py")
+    >>> try:
+    ...     require_numba_semantics(m, "f")
+    ... except Unsupported as error:
+    ...     print(error.construct)
+    boundscheck=True in 'f'
+    """
+    import networkx as nx
+
+    for other in [name, *sorted(nx.descendants(module.callgraph, name))]:
+        function = module.functions[other]
+        if function.options.get("boundscheck") is True:
+            raise Unsupported(f"boundscheck=True in '{other}'", function.loc,
+                              "PyKokkos has no checked element access and a workunit cannot raise IndexError")
