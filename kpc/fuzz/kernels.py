@@ -311,9 +311,9 @@ class KernelGenerator:
         self.update(w, name, op, type_, e, ctx)
 
     def update(self, w, name, op, type_, e: Expr, ctx: Context) -> None:
-        if op == "+":
+        if op in "+-":
             self.scale = max(self.scale, e.bound * 300)
-            w.line(f"{name} {self.rng.choice(('+=', '-='))} {e.text}")
+            w.line(f"{name} {op}= {e.text}")
         elif op == "*":
             if type_ == "int64":
                 w.line(f"{name} *= {squash(e, 3).text} + 2")
@@ -426,10 +426,10 @@ class KernelGenerator:
         rng = self.rng
         out = []
         for k in range(count):
-            op = rng.choice(("+", "+", "*", "min", "max"))
+            op = rng.choice(("+", "+", "-", "*", "min", "max"))
             type_ = rng.choice(("float64", "int64"))
             name = f"s{k}"
-            init = {"+": 0, "*": 1, "min": 10 ** 6, "max": -10 ** 6}[op]
+            init = {"+": 0, "-": 0, "*": 1, "min": 10 ** 6, "max": -10 ** 6}[op]
             w.line(f"{name} = {float(init) if type_ == 'float64' else init}")
             out.append((name, op, type_))
         return out
@@ -449,7 +449,7 @@ class KernelGenerator:
             with w.block(self.loop_header("i", lo, hi, "n", parallel)):
                 scope.indices.append(Index("i", "n", lo, hi))
                 scope.vars.append(Var("i", "int64", 300.0))
-                ctx = Context(reductions=reductions, loop_depth=1, may_break=not parallel, may_continue=True)
+                ctx = self.reduction_context(reductions, 1, parallel)
                 self.body(w, scope, ctx, rng.randint(1, 3))
                 for r in reductions:
                     e = self.expr.expression(scope, 3, "int64" if r[2] == "int64" else "float")
@@ -457,6 +457,13 @@ class KernelGenerator:
             self.returns(w, reductions)
         args = self.array_args(arrays, extra)
         return w.text(), {"args": args, "sizes": self.sizes_1d(), "layouts": self.layouts()}
+
+    def reduction_context(self, reductions, depth: int, parallel: bool) -> Context:
+        """Numba accepts one update per reduction variable and iteration of a ``prange`` body (the
+        one after the body); a serial loop may update them anywhere, and break out."""
+        if parallel:
+            return Context(loop_depth=depth, may_break=depth > 1, may_continue=True)
+        return Context(reductions=reductions, loop_depth=depth, may_break=True, may_continue=True)
 
     def returns(self, w: Writer, reductions) -> None:
         names = [r[0] for r in reductions]
@@ -479,7 +486,7 @@ class KernelGenerator:
                 with w.block("for j in range(m):"):
                     scope.indices.append(Index("j", "m", 0, 0))
                     scope.vars.append(Var("j", "int64", 30.0))
-                    ctx = Context(reductions=reductions, loop_depth=2, may_break=True, may_continue=True)
+                    ctx = self.reduction_context(reductions, 2, parallel)
                     self.body(w, scope, ctx, rng.randint(0, 2))
                     for r in reductions:
                         e = self.expr.expression(scope, 3, "int64" if r[2] == "int64" else "float")
