@@ -27,7 +27,8 @@ have. The lock is one per process, but each compiled module is its own shared ob
 module hands it, as a capsule, to every module loaded after (``_kpc_attach_session``).
 An uncontended call pays one ``try_lock``; a contended one waits without the GIL. The
 GIL is released while a kernel runs (kernels never touch Python objects; the ones whose
-specialization allocates NumPy arrays keep it), so other Python threads run meanwhile.
+specialization allocates NumPy arrays keep it, and so do loop-free ones, which return
+sooner than releasing it costs), so other Python threads run meanwhile.
 
 **fork.** Kokkos' OpenMP worker threads do not exist in a forked child, and libgomp
 there waits for them forever (a CUDA context does not survive fork either). A child

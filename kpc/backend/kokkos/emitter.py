@@ -77,8 +77,9 @@ class EntryModel:
     returns_value: bool = True
     returns_object: bool = False
     function_literal: str = ""
-    # The kernel runs with the GIL released unless its specialization touches Python
-    # objects (arrays it allocates are NumPy arrays; returned arrays are their owners).
+    # The kernel runs with the GIL released when its specialization has loops (a loop-free
+    # one returns in nanoseconds, less than releasing costs) and touches no Python objects
+    # (arrays it allocates are NumPy arrays; returned arrays are their owners).
     releases_gil: bool = True
 
 
@@ -266,6 +267,7 @@ def emit_translation_unit(specializations, space: str = "openmp", source: str = 
         written = analysis.written_params(module)
         functions, accumulators = [], []
         touches_python = False
+        loops = any(isinstance(node, (n.For, n.While)) for f in module.functions.values() for node in n.walk(f))
         for name in module.bottom_up():
             for variant in ("device", "host"):
                 if (name, variant) not in needed:
@@ -280,7 +282,7 @@ def emit_translation_unit(specializations, space: str = "openmp", source: str = 
         for name in spec.entries:
             f = module.functions[name]
             entry = _binding(f, namespace, f"{name}__{namespace}", written[name])
-            entry.releases_gil = not touches_python
+            entry.releases_gil = loops and not touches_python
             if space == "cuda":
                 cuda.adapt_entry(entry, module, name, has_regions)
             entries.append(entry)
