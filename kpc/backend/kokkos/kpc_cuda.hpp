@@ -307,9 +307,19 @@ inline py::object to_cupy(py::object value) {
   return value;
 }
 
-// One binding call: resets the CUDA-argument count; result() converts what is returned.
+// One binding call, inside kpc::call_guard (so one at a time: the CUDA-argument count is
+// the call's own): resets that count; result() converts what is returned. The CUDA runtime
+// keeps a current device per host thread, and a Python thread other than the one that
+// initialized Kokkos starts on device 0, so each thread is moved to Kokkos' device once.
 struct call_scope {
-  call_scope() { cuda_arguments() = 0; }
+  call_scope() {
+    thread_local const bool on_kokkos_device = [] {
+      check(cudaSetDevice(Kokkos::Cuda().cuda_device()), "cudaSetDevice");
+      return true;
+    }();
+    (void)on_kokkos_device;
+    cuda_arguments() = 0;
+  }
   py::object result(py::object value) const {
     Kokkos::fence();
     return cuda_arguments() > 0 ? to_cupy(std::move(value)) : value;
