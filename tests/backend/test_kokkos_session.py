@@ -62,3 +62,60 @@ def test_one_initialization_for_all_modules(two_modules, env, threads):
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.split("\n")[:3] == ["12.0 24.0", f"{threads} True", "2 True"]
     assert completed.stderr == ""
+
+
+BORROW_PROBE = r"""
+#include "kpc_compat.hpp"
+
+#include <cstdio>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <utility>
+
+// Which UniqueToken (hence ScatterView copy) each OpenMP thread of a region gets.
+static void probe() {
+  std::mutex lock;
+  std::set<std::pair<int, int>> ids;
+  Kokkos::parallel_for(Kokkos::RangePolicy<Kokkos::OpenMP>(0, 1000), [&](int) {
+    Kokkos::Experimental::UniqueToken<Kokkos::OpenMP, Kokkos::Experimental::UniqueTokenScope::Global> token;
+    std::lock_guard<std::mutex> guard(lock);
+    ids.insert({omp_get_thread_num(), token.acquire()});
+  });
+  for (auto id : ids) std::printf("%d:%d ", id.first, id.second);
+  std::printf("\n");
+}
+
+int main() {
+  kpc::initialize(2);
+  void* master = kpc::host_space_master();
+  probe();
+  std::thread([master] {
+    kpc::borrowed_host_space host(master);
+    probe();
+  }).join();
+  Kokkos::finalize();
+}
+"""
+
+
+@pytest.mark.compile
+def test_a_borrowing_thread_runs_regions_with_distinct_thread_ids(tmp_path):
+    """Another thread's OpenMP team gets the ids Kokkos gave the master's team (one ScatterView
+    copy per thread), not Kokkos' default 0 for every thread."""
+    from kpc.runtime.kokkos import find_kokkos
+
+    install = find_kokkos()
+    if "OpenMP" not in " ".join(install.backends):
+        pytest.skip("this Kokkos has no OpenMP space")
+    source = tmp_path / "probe.cpp"
+    source.write_text(BORROW_PROBE)
+    headers = Path(__file__).resolve().parents[2] / "kpc" / "backend" / "kokkos"
+    compiler = os.environ.get("CXX", "c++")
+    subprocess.run([compiler, "-std=c++17", "-fopenmp", f"-I{headers}", f"-I{install.include_dir}", str(source),
+                    f"-L{install.lib_dir}", "-lkokkoscore", "-ldl", f"-Wl,-rpath,{install.lib_dir}",
+                    "-o", str(tmp_path / "probe")], check=True, timeout=300)
+    completed = subprocess.run([str(tmp_path / "probe")], capture_output=True, text=True, timeout=60,
+                               env=dict(os.environ, OMP_PROC_BIND="false"))
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.split("\n")[:2] == ["0:0 1:1 ", "0:0 1:1 "]
