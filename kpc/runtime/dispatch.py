@@ -160,6 +160,9 @@ class Dispatcher:
         return [types for (name, types) in self.runtime.specializations if name == self.name]
 
     def _resolve(self, args):
+        # Before compiling anything, and before taking a lock that a parent's thread may
+        # have held when it forked this process: a forked child cannot run what it would compile.
+        kokkos_session.check_process()
         if len(args) != len(self.params):
             raise TypeError(f"{self.name}() takes {len(self.params)} arguments ({len(args)} given)")
         types = []
@@ -205,8 +208,6 @@ class ModuleRuntime:
 
     # ------------------------------------------------------------ finding a specialization
     def function_for(self, dispatcher: Dispatcher, types: tuple):
-        # Before compiling anything: a forked child cannot run what it would compile.
-        kokkos_session.check_process()
         name = dispatcher.name
         found = self.prebuilt.get((name, types))
         if found is None:

@@ -25,6 +25,8 @@ and over per-thread execution-space instances, which Kokkos 3.4's OpenMP space d
 have. The lock is one per process, but each compiled module is its own shared object
 (loaded ``RTLD_LOCAL``), so the module that starts the session creates it and this
 module hands it, as a capsule, to every module loaded after (``_kpc_attach_session``).
+(When another library initialized Kokkos 3 on a thread other than the one that starts
+the session, there is no master to borrow, and other threads fail as Kokkos makes them.)
 An uncontended call pays one ``try_lock``; a contended one waits without the GIL. The
 GIL is released while a kernel runs (kernels never touch Python objects; the ones whose
 specialization allocates NumPy arrays keep it, and so do loop-free ones, which return
@@ -92,8 +94,8 @@ def check_process() -> None:
 
 def ensure_initialized(module) -> None:
     """Attach ``module`` (a compiled kpc module) to the session, starting it (and Kokkos) if needed."""
+    check_process()  # before the lock, which a parent's thread may have held when it forked
     with _lock:
-        check_process()
         if _state["session"] is None:
             if _state["finalized"]:
                 raise KokkosFinalized("Kokkos was finalized in this process; kpc modules cannot run after that")
