@@ -110,6 +110,12 @@ def binary_type(a: str, b: str) -> str:
     return "float32" if "float32" in (a, b) else "int64"
 
 
+def value_type(dtype: str) -> str:
+    """The type the generator tracks for an element of a ``dtype`` array: integers of any
+    width count as ``int64`` (Numba computes with them as int64 after the first operation)."""
+    return "int64" if dtype.startswith("int") else dtype
+
+
 def squash(e: Expr, bound: float) -> Expr:
     """``e`` brought below ``bound`` (at least 1) by a continuous map for floats and inexact
     integers, ``%`` for exact integers: ``squash(Expr("x", "int64", 50.0), 16).text == "(x % 16)"``."""
@@ -184,13 +190,13 @@ class ExpressionGenerator:
 
     def array_read(self, scope: Scope, array: ArrayRef) -> Expr:
         subscripts = [self.index_expression(scope, dim) for dim in array.dims]
-        return Expr(f"{array.name}[{', '.join(subscripts)}]", array.dtype, array.bound)
+        return Expr(f"{array.name}[{', '.join(subscripts)}]", value_type(array.dtype), array.bound)
 
     def index_expression(self, scope: Scope, dim: str) -> str:
         """An in-bounds subscript along ``dim`` from a loop variable running over it."""
         rng = self.rng
         index = rng.choice([i for i in scope.indices if i.dim == dim])
-        kind = rng.choice(("plain", "plain", "offset", "mirror", "wrap", "half", "clamp"))
+        kind = rng.choice(("plain", "plain", "offset", "mirror", "wrap", "half", "clamp", "negative", "last"))
         if kind == "offset" and (index.low or index.high):
             k = rng.randint(-index.low, index.high)
             return f"{index.name} + {k}" if k >= 0 else f"{index.name} - {-k}"
@@ -200,6 +206,10 @@ class ExpressionGenerator:
             return f"({index.name} + {rng.randint(1, 9)}) % {dim}"
         if kind == "half":
             return f"{index.name} // 2"
+        if kind == "negative":  # Python's wraparound: a[i - n] is a[i]
+            return f"{index.name} - {dim}"
+        if kind == "last":
+            return "-1"
         if kind == "clamp":
             return f"min({index.name} + {rng.randint(1, 4)}, {dim} - 1)"
         return index.name
@@ -318,7 +328,7 @@ class ExpressionGenerator:
             if not top and rng.random() < 0.15:
                 return literal(rng.choice((2.0, 0.5, 3)), rng.choice(("float64", "int64")))
             a = rng.choice(arrays)
-            return Expr(f"{a.name}{window}", a.dtype, a.bound)
+            return Expr(f"{a.name}{window}", value_type(a.dtype), a.bound)
         kind = rng.choice(("binary", "binary", "ufunc", "minmax", "where", "power"))
         if kind == "ufunc":
             x = self.array_expression(arrays, window, depth - 1, False)

@@ -27,8 +27,8 @@ from kpc.fuzz.expressions import (
 )
 
 KINDS = ("map1d", "map2d", "reduce1d", "reduce2d", "recurrence", "numpy", "numpy_rows")
-DTYPES = ("float64", "float64", "float32", "int64")
-ARRAY_BOUND = {"float64": 2.0, "float32": 2.0, "int64": 10.0}
+DTYPES = ("float64", "float64", "float32", "int64", "int32")
+ARRAY_BOUND = {"float64": 2.0, "float32": 2.0, "int64": 10.0, "int32": 10.0}
 HELPER_PARAM_BOUND = 16.0
 
 
@@ -42,6 +42,12 @@ class GeneratedKernel:
     source: str
     case: dict
     helpers: list = field(default_factory=list)
+
+
+def copy_of(e: Expr) -> Expr:
+    """``e`` as a computed value, not a bare name: Numba treats ``t = i`` in a ``prange`` body as
+    an alias of the loop index and rejects a later ``t = ...`` ("Overwrite of parallel loop index")."""
+    return Expr(f"({e.text} + 0)", e.type, e.bound, e.exact) if e.text.isidentifier() else e
 
 
 class Writer:
@@ -186,7 +192,8 @@ class KernelGenerator:
         self.scale = 1.0
         dtype = rng.choice(DTYPES)
         source, case = getattr(self, f"_{kind}")(name, dtype)
-        rtol = 2e-4 if dtype == "float32" else 1e-9
+        single = any(isinstance(a, dict) and a.get("dtype") == "float32" for a in case["args"].values())
+        rtol = 2e-4 if single else 1e-9
         case.setdefault("dtypes", [dtype])
         case["rtol"] = {dtype: rtol}
         case["atol"] = {dtype: rtol * max(self.scale, 1.0)}
@@ -209,7 +216,7 @@ class KernelGenerator:
         args = {}
         for a in arrays:
             spec = {"kind": "array", "shape": a.dims, "dtype": a.dtype}
-            if a.dtype != "int64":
+            if a.dtype.startswith("float"):
                 spec.update(low=-2.0, high=2.0)
             args[a.name] = spec
         args.update(extra or {})
@@ -263,7 +270,7 @@ class KernelGenerator:
             getattr(self, f"_stmt_{rng.choice(options)}")(w, scope, ctx)
 
     def _stmt_assign(self, w, scope, ctx):
-        e = self.expr.expression(scope, 3)
+        e = copy_of(self.expr.expression(scope, 3))
         name = self.fresh()
         w.line(f"{name} = {e.text}")
         scope.vars.append(Var(name, e.type, e.bound, e.exact))
@@ -279,7 +286,7 @@ class KernelGenerator:
         e = squash(e, var.bound)
         if e.bound > var.bound:  # squash keeps at least 1
             e = Expr(f"({e.text}) * {var.bound:.3g}", e.type, var.bound, e.exact)
-        w.line(f"{var.name} = {e.text}")
+        w.line(f"{var.name} = {copy_of(e).text}")
 
     def _stmt_if(self, w, scope, ctx):
         rng = self.rng
@@ -299,7 +306,7 @@ class KernelGenerator:
 
     def _stmt_store(self, w, scope, ctx):
         array, subscript, dtype = self.rng.choice(ctx.stores)
-        e = self.expr.expression(scope, 3, "int64" if dtype == "int64" else None)
+        e = self.expr.expression(scope, 3, "int64" if dtype.startswith("int") else None)
         op = self.rng.choice(("=", "=", "+="))
         if op == "+=" and not e.exact:
             op = "="
@@ -385,7 +392,7 @@ class KernelGenerator:
                 scope.vars.append(Var("i", "int64", 300.0))
                 ctx = Context([("out", "i", out.dtype)], loop_depth=1, may_break=not parallel, may_continue=True)
                 self.body(w, scope, ctx, rng.randint(1, 4))
-                e = self.expr.expression(scope, 3, "int64" if out.dtype == "int64" else None)
+                e = self.expr.expression(scope, 3, "int64" if out.dtype.startswith("int") else None)
                 w.line(f"out[i] = {e.text}")
         args = self.array_args(arrays + [out], extra)
         return w.text(), {"args": args, "sizes": self.sizes_1d(), "writes": ["out"], "layouts": self.layouts()}
@@ -417,7 +424,7 @@ class KernelGenerator:
                     scope.vars.append(Var("j", "int64", 30.0))
                     ctx = Context([("out", "i, j", out.dtype)], loop_depth=2, may_break=True, may_continue=True)
                     self.body(w, scope, ctx, rng.randint(1, 3))
-                    e = self.expr.expression(scope, 3, "int64" if out.dtype == "int64" else None)
+                    e = self.expr.expression(scope, 3, "int64" if out.dtype.startswith("int") else None)
                     w.line(f"out[i, j] = {e.text}")
         args = self.array_args(arrays + [out])
         return w.text(), {"args": args, "sizes": self.sizes_2d(), "writes": ["out"]}
@@ -510,7 +517,7 @@ class KernelGenerator:
                 scope.vars.append(Var("i", "int64", 300.0))
                 ctx = Context(loop_depth=1, may_break=True, may_continue=True)
                 self.body(w, scope, ctx, rng.randint(0, 2))
-                if out_dtype == "int64":
+                if out_dtype.startswith("int"):
                     e = self.expr.expression(scope, 3, "int64")
                     w.line(f"out[i] = (out[i - 1] * {rng.choice((3, -5, 2))} + {e.text}) % 10007")
                 else:
