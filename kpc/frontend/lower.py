@@ -11,6 +11,8 @@ these normalizations, which do not change meaning:
 - ``for v in a``, ``for i, v in enumerate(a)`` and ``for v, w in zip(a, b)`` become index
   loops over ``range(len(a))`` (zip: the shortest length) whose body starts with ``v = a[i]``
   (``element_loop``);
+- ``a = b = v`` becomes one assignment per target, left to right, ``v`` evaluated once
+  (``assign``);
 - calls of other kernels are bound positionally, with defaults filled in;
 - ``int(x)``, ``float(x)``, ``bool(x)``, ``np.float32(x)``, ``numba.int32(x)`` are ``Cast``;
 - ``math.X``/``np.X`` names are spelled canonically (``np.sqrt`` for ``numpy.sqrt`` or
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+from collections import Counter
 
 from kpc.ir import intrinsics as lib
 from kpc.ir import nodes as n
@@ -62,31 +65,44 @@ REJECTED_EXPRS = {
 
 
 def _stored_names(body: list) -> set:
-    """Names assigned anywhere in a function body (Python's rule for what is local).
+    """Names assigned anywhere in a function body (Python's rule for what is local)."""
+    return set(_bindings(body))
+
+
+def _bindings(body: list) -> Counter:
+    """How many times each name is bound in a function body (assignment and loop targets).
 
     Only statements bind names in the kernel subset (comprehensions, walrus, ``with ... as``
     and ``except ... as`` are rejected), so only their targets are visited.
+
+    >>> sorted(_bindings(ast.parse("a = b = 1\\nfor i in r:\\n    a += i").body).items())
+    [('a', 2), ('b', 1), ('i', 1)]
     """
-    names, stack = set(), list(body)
+    names, stack = Counter(), list(body)
     while stack:
         stmt = stack.pop()
         if isinstance(stmt, ast.Assign):
-            targets = list(stmt.targets)
+            targets = stmt.targets
         elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor)):
             targets = [stmt.target]
         else:
             targets = []
-        while targets:
-            target = targets.pop()
-            if isinstance(target, ast.Name):
-                names.add(target.id)
-            elif isinstance(target, (ast.Tuple, ast.List)):
-                targets.extend(target.elts)
-            elif isinstance(target, ast.Starred):
-                targets.append(target.value)
+        for target in targets:
+            names.update(_target_names(target))
         for field in ("body", "orelse"):
             stack.extend(getattr(stmt, field, ()))
     return names
+
+
+def _target_names(target) -> list:
+    """The names an assignment target binds: ``(a, b[i]), *c`` binds ``a`` and ``c``."""
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [name for element in target.elts for name in _target_names(element)]
+    if isinstance(target, ast.Starred):
+        return _target_names(target.value)
+    return []
 
 
 class FunctionLowering:
@@ -101,6 +117,8 @@ class FunctionLowering:
         self.source = source
         self.name = fdef.name
         self.locals: set = set()
+        self.bindings: Counter = Counter()
+        self.params: set = set()
 
     # -- helpers
     def loc(self, node) -> n.Loc:
@@ -139,7 +157,9 @@ class FunctionLowering:
                 and isinstance(body[0].value.value, str):
             docstring = body[0].value.value
             body = body[1:]
-        self.locals = _stored_names(body) | {p.name for p in params}
+        self.bindings = _bindings(body)
+        self.params = {p.name for p in params}
+        self.locals = set(self.bindings) | self.params
         function = n.Function(
             self.name, params, self.block(body), options=dict(self.spec.options),
             signatures=list(self.spec.signatures), docstring=docstring, loc=self.loc(self.fdef),
@@ -205,14 +225,28 @@ class FunctionLowering:
         raise self.reject(node, type(node).__name__.lower())
 
     def assign(self, node: ast.Assign) -> list:
+        """``t = v``; a chained ``a = b = v`` assigns the one value of ``v`` to ``a``, then to ``b``.
+
+        Python evaluates ``v`` once, then assigns the targets from left to right. Each target
+        gets ``v`` itself when ``v`` is a constant, or a name no earlier target rebinds; else
+        each later target reads the first one when that is a local name bound only here and not
+        a parameter (so Numba gives it exactly ``v``'s type); else ``v`` goes to a new local first.
+        """
+        loc = self.loc(node)
         value = self.expr(node.value)
-        first = self.target(node.targets[0])
-        out = [n.Assign(first, value, loc=self.loc(node))]
-        for extra in node.targets[1:]:
-            if not isinstance(first, n.Name):
-                raise self.reject(extra, "starred expression", "chained assignment needs a plain name first")
-            out.append(n.Assign(self.target(extra), n.Name(first.id, loc=first.loc), loc=self.loc(node)))
-        return out
+        targets = [self.target(t) for t in node.targets]
+        if len(targets) == 1:
+            return [n.Assign(targets[0], value, loc=loc)]
+        rebound = {name for target in node.targets[:-1] for name in _target_names(target)}
+        if isinstance(value, (n.Const, n.GlobalConst)) or isinstance(value, n.Name) and value.id not in rebound:
+            return [n.Assign(t, self.expr(node.value), loc=loc) for t in targets]
+        first = targets[0]
+        if isinstance(first, n.Name) and self.bindings[first.id] == 1 and first.id not in self.params:
+            return [n.Assign(first, value, loc=loc)] + [n.Assign(t, n.Name(first.id, loc=first.loc), loc=loc)
+                                                        for t in targets[1:]]
+        held = n.Name(self.fresh_name("chained_value"), loc=value.loc)
+        return [n.Assign(held, value, loc=loc)] + [n.Assign(t, n.Name(held.id, loc=held.loc), loc=loc)
+                                                   for t in targets]
 
     def target(self, node) -> n.Expr:
         if isinstance(node, ast.Name):
@@ -222,13 +256,19 @@ class FunctionLowering:
         if isinstance(node, (ast.Tuple, ast.List)):
             for element in node.elts:
                 if isinstance(element, ast.Starred):
-                    raise self.reject(element, "starred expression")
+                    raise self.starred_target(element)
             return n.TupleExpr([self.target(e) for e in node.elts], loc=self.loc(node))
         if isinstance(node, ast.Attribute):
             raise self.reject(node, "attribute assignment", ast.unparse(node))
         if isinstance(node, ast.Starred):
-            raise self.reject(node, "starred expression")
+            raise self.starred_target(node)
         raise self.reject(node, type(node).__name__.lower(), "as an assignment target")
+
+    def starred_target(self, node: ast.Starred) -> KpcError:
+        # Numba rejects UNPACK_EX too, so there is no Numba meaning to translate: the kernel
+        # stays as it is, and the diagnostic says how to write the unpacking Numba compiles.
+        return self.reject(node, "starred assignment target",
+                           f"{ast.unparse(node)} (Numba does not compile starred unpacking either)")
 
     def for_loop(self, node: ast.For) -> list:
         if node.orelse:
@@ -542,6 +582,8 @@ class FunctionLowering:
             raise self.reject(node, "print")
         if ident in ("range",):
             raise self.reject(node, "range outside a for loop")
+        if ident == "complex":
+            raise self.complex_number(node)
         if ident in lib.CAST_BUILTINS:
             self.no_keywords(node, ident)
             if len(node.args) != 1:
@@ -554,6 +596,12 @@ class FunctionLowering:
             return n.Call(ident, [self.expr(a) for a in node.args], "builtin", loc=loc)
         raise self.reject(node, "call to a Python builtin", f"{ident}()")
 
+    def complex_number(self, node: ast.Call) -> KpcError:
+        # The IR types complex scalars as Numba does, but neither backend has a complex
+        # spelling (C++ Kokkos::complex, upstream PyKokkos none), so the kernel stays Numba.
+        return self.reject(node, "complex number",
+                           f"{ast.unparse(node)}: the Kokkos and PyKokkos targets have no complex scalars")
+
     def library_call(self, node: ast.Call, qualified: str) -> n.Expr:
         loc = self.loc(node)
         module, _, attr = qualified.rpartition(".")
@@ -565,6 +613,8 @@ class FunctionLowering:
         if module == "numpy" and attr in lib.NUMPY_DTYPES or \
                 module in ("numba", "numba.types") and attr in lib.NUMBA_SCALARS:
             table = lib.NUMPY_DTYPES if module == "numpy" else lib.NUMBA_SCALARS
+            if table[attr].startswith("complex"):
+                raise self.complex_number(node)
             self.no_keywords(node, attr)
             if len(node.args) != 1:
                 raise self.fail(node, f"{_canonical(qualified)}() takes exactly one argument in a kernel", "call")

@@ -56,6 +56,8 @@ HINTS = {
     "range outside a for loop": "range/prange are only allowed as the iterable of a for loop",
     "ellipsis": "write the indices out: a[i, :, :] instead of a[i, ...]",
     "starred expression": "unpack into a fixed number of names",
+    "starred assignment target": "name every element (x, y, z = t), or index the rest (first = t[0]; rest = a[1:])",
+    "complex number": "keep complex arithmetic in Numba, or carry real and imaginary parts as two float arrays",
     "attribute assignment": "kernels cannot set attributes; assign array elements instead",
     "attribute": "kernels may use .shape, .size, .ndim, .T and .dtype of arrays",
     "math function": "use another math function or write the formula out",

@@ -325,7 +325,7 @@ def test_statements(load):
     text = format_function(function)
     assert text.splitlines()[1:] == [
         "  x = 0",
-        "  y = x",
+        "  y = 0",
         "  x, y = (y, x)",
         "  a[0] += 1",
         "  a[1, 2] = 3",
