@@ -226,7 +226,7 @@ def build(path, out, signatures=None, space: str = "openmp", strict: bool = Fals
     stem = os.path.splitext(os.path.basename(path))[0]
     cache_root = str(BuildCache().root)
     text = emit_dropin(
-        source_path=path, name=stem, docstring=_module_docstring(source), space=space,
+        source_path=path, source_text=source, name=stem, docstring=_module_docstring(source), space=space,
         options={} if auto_parallel else {"auto_parallel": False}, cache_root=cache_root, functions=functions,
         prebuilt=[(s.function, s.types, s.key, s.symbol) for s in specialized], rejected=rejected,
     )

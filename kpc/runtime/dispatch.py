@@ -202,6 +202,7 @@ class ModuleRuntime:
         self.name = name
         self.specializations: list = []
         self._original = None
+        self._original_lock = threading.Lock()
 
     def dispatcher(self, name: str, params: tuple, eager: bool = False) -> Dispatcher:
         return Dispatcher(self, name, tuple(params), eager)
@@ -304,19 +305,35 @@ class ModuleRuntime:
                                           "types": [list(t) for t in types], "source": self.source})
         return key, symbol
 
-    # ------------------------------------------------------------ functions kept as Numba
+    # ------------------------------------------------------------ the rest of the user's module
     def original(self, name: str):
-        """A function kpc could not translate: the user's Numba function itself."""
-        if name not in self.rejected:
-            raise AttributeError(f"module {self.name!r} has no attribute {name!r}")
-        if self._original is None:
-            module_name = f"kpc_original_{os.path.splitext(os.path.basename(self.source))[0]}"
-            spec = importlib.util.spec_from_file_location(module_name, self.source)
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[module_name] = module
-            spec.loader.exec_module(module)
-            self._original = module
-        return getattr(self._original, name)
+        """A top-level name of the user's module that the drop-in module does not define (a
+        function kept as Numba, a plain function, a constant, a class, an import): the object itself."""
+        try:
+            return getattr(self.source_module(), name)
+        except AttributeError:
+            raise AttributeError(f"module {self.name!r} has no attribute {name!r}") from None
+
+    def exported(self) -> list:
+        """What ``from <drop-in> import *`` takes: the user's module's ``__all__``, else its public names."""
+        module = self.source_module()
+        return list(getattr(module, "__all__", [name for name in vars(module) if not name.startswith("_")]))
+
+    def source_module(self):
+        """The user's module, imported once under a private name (its ``__main__`` block does not run)."""
+        with self._original_lock:  # one import per process, so its classes and objects are the same ones
+            if self._original is None:
+                module_name = f"kpc_original_{os.path.splitext(os.path.basename(self.source))[0]}"
+                spec = importlib.util.spec_from_file_location(module_name, self.source)
+                module = importlib.util.module_from_spec(spec)
+                sys.modules[module_name] = module
+                try:
+                    spec.loader.exec_module(module)
+                except BaseException:
+                    del sys.modules[module_name]
+                    raise
+                self._original = module
+        return self._original
 
 
 class SpecializationTypeError(Exception):

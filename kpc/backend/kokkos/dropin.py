@@ -2,8 +2,11 @@
 
 ``sys.path.insert(0, out); import <stem>`` replaces the user's Numba module: every
 translated function dispatches to compiled Kokkos specializations
-(``kpc.runtime.dispatch``); functions kpc could not translate resolve, through the
-module's ``__getattr__``, to the original Numba functions of the user's file.
+(``kpc.runtime.dispatch``); every other top-level name of the user's file (functions kpc
+could not translate, plain Python functions, constants, classes, imports, ``__all__``)
+resolves, through the module's ``__getattr__``, to the user's module's own object. That
+module is imported on first use only, so a warm import of the drop-in module loads neither
+Numba nor the compiler, and does not compile the source's eager Numba signatures.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import json
 from dataclasses import dataclass
 
 from kpc import __version__
+from kpc.backend.source_names import source_dunders
 
 from .emitter import _ENV
 
@@ -57,12 +61,13 @@ def python_signature(source: str, name: str, params: list) -> tuple:
     return call_args, call_args
 
 
-def emit_dropin(*, source_path: str, name: str, docstring: str | None, space: str,
+def emit_dropin(*, source_path: str, source_text: str, name: str, docstring: str | None, space: str,
                 options: dict, cache_root: str, functions: list, prebuilt: list, rejected: dict) -> str:
     """The text of the drop-in module.
 
-    ``functions``: ``DropinFunction``s; ``prebuilt``: ``(function, argument types, cache key,
-    symbol)`` of the ahead-of-time specializations; ``rejected``: name -> reason.
+    ``source_text``: the source module's text; ``functions``: ``DropinFunction``s; ``prebuilt``:
+    ``(function, argument types, cache key, symbol)`` of the ahead-of-time specializations;
+    ``rejected``: name -> reason.
     """
     header = f"kpc drop-in for {source_path} (Kokkos C++, execution space {space})."
     if docstring:
@@ -81,7 +86,7 @@ def emit_dropin(*, source_path: str, name: str, docstring: str | None, space: st
         rejected=rejected,
         functions=[_template_function(f) for f in functions],
         any_lazy=any(not f.eager for f in functions),
-        exported=repr(sorted([f.name for f in functions] + list(rejected))),
+        source_dunders=source_dunders(source_text),
     )
     return text
 
@@ -92,7 +97,7 @@ def _template_function(f: DropinFunction) -> dict:
         "params": repr(tuple(f.params)),
         "signature": f.signature,
         "call_args": f.call_args,
-        "key_args": ", ".join(f"_key({name})" for name in f.params) + ("," if len(f.params) == 1 else ""),
+        "key_args": ", ".join(f"_kpc_key({name})" for name in f.params) + ("," if len(f.params) == 1 else ""),
         "docstring": _docstring_literal(f.docstring) if f.docstring else None,
         "eager": f.eager,
     }

@@ -5,7 +5,9 @@ entry kernel, in source order, it builds a caller (host.py) whose parallel loops
 become workunits (regions.py); device functions become ``@pk.function`` helpers on
 demand (device.py). A kernel with any construct that cannot be written as correct
 PyKokkos is kept as the original Numba function, re-exported from the source
-module, and the report says which construct and line stopped it.
+module, and the report says which construct and line stopped it. Every other
+top-level name of the source resolves, through the module's ``__getattr__``, to the
+source module's own object, so the output is the whole module.
 
 Workunit names end in a short hash of their own text and of every ``@pk.function``
 of the module (all of which upstream compiles into each workunit): upstream caches
@@ -25,6 +27,7 @@ from dataclasses import dataclass, field
 import jinja2
 
 from kpc import __version__
+from kpc.backend.source_names import source_dunders
 from kpc.ir import nodes as n
 from kpc.ir.types import ArrayType, NoneType, ScalarType, TupleType
 
@@ -411,15 +414,12 @@ class PyKokkosEmitter:
         header = _header(self.module, self.space, reports)
         host_text = "\n".join(text for c in callers for _, text in c.body)
         device_text = "\n".join(text for unit in functions + workunits for _, text in unit.body)
-        imports = []
+        imports = ["import importlib.util"]
         if "math." in host_text + device_text:
             imports.append("import math")
         if "operator." in host_text:
             imports.append("import operator")
-        if kept or "_numba." in host_text:
-            imports += ["import importlib.util", "import os"]
-        if imports:
-            imports.append("")
+        imports += ["import os", "import sys", ""]
         if callers:
             imports.append("import numpy as np")
         if functions or workunits:
@@ -428,12 +428,11 @@ class PyKokkosEmitter:
         helpers = [host_helpers[h] for h in host_helpers if h in self.ctx.helpers_used]
         if self.ctx.on_device and (helpers or "cp." in host_text):
             imports += ["", CUPY_IMPORT]
-        numba_source = absolute = None
-        if kept or "_numba." in host_text:
-            out_dir = os.path.dirname(os.path.abspath(self.output_path))
-            absolute = os.path.abspath(self.module.path)
-            numba_source = os.path.relpath(absolute, out_dir)
-        return ModuleModel(header, imports, helpers, numba_source, absolute, functions, workunits, callers, kept)
+        out_dir = os.path.dirname(os.path.abspath(self.output_path))
+        absolute = os.path.abspath(self.module.path)
+        return ModuleModel(header, imports, helpers, os.path.relpath(absolute, out_dir), absolute, functions,
+                           workunits, callers, kept, numba_now=bool(kept) or "_numba." in host_text,
+                           source_dunders=source_dunders(self.module.source))
 
 
 def _returns_array(ty) -> bool:
@@ -490,6 +489,9 @@ def _header(module, space, reports) -> list:
         "and workunit name only, never by source. Every workunit name here ends in a hash of its own",
         "source and of every @pk.function in this file (upstream compiles all of them into each",
         "workunit), so regenerated code with a changed body gets a new name and a fresh build.",
+        "",
+        f"Every other top-level name of {os.path.basename(module.path)} (plain functions, constants, classes,",
+        "imports) is that module's own object, imported from it on first use (__getattr__ below).",
     ]
     if translated:
         lines += ["", "Translated kernels: " + ", ".join(translated) + "."]
@@ -553,7 +555,9 @@ def _render(model: ModuleModel) -> str:
         header=[_docstring_safe(line) for line in model.header], imports=model.imports, helpers=model.helpers,
         numba_source=model.numba_source,
         numba_source_absolute=model.numba_source_absolute,
-        numba_stem=os.path.splitext(os.path.basename(model.numba_source or ""))[0],
+        numba_stem=os.path.splitext(os.path.basename(model.numba_source))[0],
+        numba_now=model.numba_now,
+        source_dunders=model.source_dunders,
         functions=model.functions, workunits=model.workunits, callers=model.callers, kept=model.kept,
     )
     text = re.sub(r"[ \t]+\n", "\n", text)

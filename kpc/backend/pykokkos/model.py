@@ -59,3 +59,5 @@ class ModuleModel:
     workunits: list = field(default_factory=list)
     callers: list = field(default_factory=list)
     kept: list = field(default_factory=list)
+    numba_now: bool = False  # kept kernels or host code use the source module at import
+    source_dunders: tuple = ()  # dunders the source assigns (``__version__``), resolved from it

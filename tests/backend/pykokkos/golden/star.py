@@ -8,8 +8,15 @@ and workunit name only, never by source. Every workunit name here ends in a hash
 source and of every @pk.function in this file (upstream compiles all of them into each
 workunit), so regenerated code with a changed body gets a new name and a fresh build.
 
+Every other top-level name of star.py (plain functions, constants, classes,
+imports) is that module's own object, imported from it on first use (__getattr__ below).
+
 Translated kernels: star.
 """
+
+import importlib.util
+import os
+import sys
 
 import numpy as np
 import pykokkos as pk
@@ -34,6 +41,32 @@ def _write_back(original, used):
     """Copy what the kernel wrote into a converted argument back into the caller's array."""
     if used is not original:
         original[...] = used
+
+
+_numba_source = None
+
+
+def _load_numba_source():
+    """The original Numba module, imported once, on first use, under a private name (its
+    ``__main__`` block does not run): kernels kept as Numba and every other name of it.
+
+    Found next to this file as it was when generated, else where it was at build time.
+    """
+    global _numba_source
+    if _numba_source is None:
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), '../../../../corpus/star.py')
+        if not os.path.exists(path):
+            path = '<absolute path of the source at build time>'
+        spec = importlib.util.spec_from_file_location('_kpc_numba_source_star', path)
+        source = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = source  # for what looks its module up (dataclasses, pickle)
+        try:
+            spec.loader.exec_module(source)
+        except BaseException:
+            del sys.modules[spec.name]
+            raise
+        _numba_source = source
+    return _numba_source
 
 
 # star.py:14: for i in prange(r, n - r):
@@ -71,3 +104,22 @@ def star(inp, out):
         )
     finally:
         _write_back(out, out_c)
+
+
+def __getattr__(name):
+    """The source module's other names (plain functions, constants, classes, imports), on first use."""
+    if name == "__all__":
+        source = _load_numba_source()
+        return getattr(source, "__all__", [n for n in vars(source) if not n.startswith("_")])
+    if name.startswith("__") and name.endswith("__"):
+        # Python probes modules for dunders (``__path__`` on every ``from m import x``): those
+        # must not import the source module, and through it Numba.
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    try:
+        return getattr(_load_numba_source(), name)
+    except AttributeError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+
+
+def __dir__():
+    return sorted(set(globals()) | set(dir(_load_numba_source())))
