@@ -167,3 +167,12 @@ def test_the_source_loads_on_first_use_of_one_of_its_names(tmp_path):
     completed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.split() == ["False", "2.5", "True"]
+
+
+def test_source_names_docstring_examples_run():
+    import doctest
+
+    import kpc.backend.source_names as source_names
+
+    result = doctest.testmod(source_names)
+    assert result.failed == 0 and result.attempted > 0

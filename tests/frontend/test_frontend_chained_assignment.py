@@ -132,3 +132,12 @@ def test_complex_number_is_diagnosed(load, call):
     assert diagnostic.construct == "complex number"
     assert (diagnostic.loc.line, diagnostic.loc.col) == (8, 11)
     assert "no complex scalars" in diagnostic.message and call in diagnostic.message
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    import kpc.frontend.lower as lower_module
+
+    result = doctest.testmod(lower_module)
+    assert result.failed == 0 and result.attempted > 0

@@ -62,6 +62,8 @@ CASES = [
     ("tuple loop target", kernel("for i, j in range(n):\n    pass\nreturn n"), "i, j"),
     ("range outside a for loop", kernel("r = range(n)\nreturn n"), "range(n)"),
     ("bytes", kernel('b = b"raw"\nreturn n'), 'b"raw"'),
+    ("starred assignment target", kernel("first, *rest = a.shape\nreturn first"), "*rest"),
+    ("complex number", kernel("return complex(n, 1.0)"), "complex(n, 1.0)"),
     ("ellipsis", kernel("return a[..., 0]"), "..."),
     ("undefined name", kernel("return n + missing"), "missing"),
     ("module-level variable", kernel("return W[0]", prelude="W = np.ones(3)"), "W[0]"),
