@@ -4,7 +4,9 @@ Exercises: the min/max idiom ``lo = hi = x[0]``, two reductions started by
 ``s = t = 0.0`` in a prange loop, one value stored into a float and an int array
 (each store converts it to its own dtype), a target that the kernel later
 rebinds to a float (the other target keeps the value's integer type, as in
-Numba), and a tuple target beside a name (``(rows, cols) = dims = a.shape``).
+Numba), one new array under two names (``a = b = np.zeros(n)``: writes through
+one are seen through the other), and a tuple target beside a name
+(``(rows, cols) = dims = a.shape``).
 """
 import numpy as np
 from numba import njit, prange
@@ -58,6 +60,14 @@ def tuple_and_name(a):
     return acc, dims[0] * dims[1]
 
 
+@njit
+def shared_buffer(x):
+    a = b = np.zeros(x.shape[0])
+    for i in range(x.shape[0]):
+        b[i] = x[i] * 2.0
+    return a
+
+
 KPC_CASES = {
     "value_range": {
         "args": {"x": ("n",)},
@@ -83,6 +93,11 @@ KPC_CASES = {
     "rebound_target": {
         "args": {"x": ("n",)},
         "dtypes": ["float64", "float32"],
+        "sizes": [{"n": 0}, {"n": 9}],
+    },
+    "shared_buffer": {
+        "args": {"x": ("n",)},
+        "dtypes": ["float64", "int64"],
         "sizes": [{"n": 0}, {"n": 9}],
     },
     "tuple_and_name": {
