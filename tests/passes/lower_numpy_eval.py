@@ -144,6 +144,8 @@ def _expr(e, env):
     if isinstance(e, n.Index):
         if isinstance(e.base, n.Attribute) and e.base.attr == "shape":
             return env[e.base.value.id].shape[_expr(e.indices[0], env)]
+        if isinstance(env.get(getattr(e.base, "id", None)), tuple):
+            return env[e.base.id][_expr(e.indices[0], env)]
         _element_index(e, env)
         return env[e.base.id][tuple(_expr(i, env) for i in e.indices)].item()
     if isinstance(e, n.TupleExpr):
