@@ -504,7 +504,17 @@ def _header(module, space, reports) -> list:
             lines.append(f"    {r.name}{where}: {r.construct}" + (f"; {r.reason}" if r.reason else ""))
         if space in DEVICE_SPACES:
             lines.append("These run on the host, as Numba, and take NumPy arrays only.")
+    docstring = _source_docstring(module.source)
+    if docstring:  # the source module's own, carried as the Kokkos drop-in carries it
+        lines += [""] + docstring.splitlines()
     return lines
+
+
+def _source_docstring(source: str) -> str | None:
+    try:
+        return ast.get_docstring(ast.parse(source))
+    except SyntaxError:
+        return None
 
 
 def _environment() -> jinja2.Environment:

@@ -54,6 +54,7 @@ def test_every_top_level_name_of_the_source_is_there_with_the_same_value(whole):
 def test_all_doc_dir_and_star_import_follow_the_source(whole):
     _, module, source = whole
     assert module.__all__ == source.__all__
+    assert module.__doc__.rstrip().endswith(source.__doc__)
     assert {"SCALE", "LABELS", "Particle", "describe", "total", "with_list"} <= set(dir(module))
     namespace = {}
     exec(f"from {module.__name__} import *", namespace)

@@ -13,6 +13,14 @@ imports) is that module's own object, imported from it on first use (__getattr__
 
 Translated kernels: potential.
 Device functions, as @pk.function: distance, lj.
+
+Seed kernel: Lennard-Jones potential energy of an atom cluster.
+
+Exercises: device helpers (`distance` takes two rows `cluster[i]`,
+`cluster[j]` and indexes them as 1-D; `lj` takes a scalar), `** 0.5` and
+`(1.0 / r) ** 6` powers, `@njit(parallel=True)` with a `prange` over
+`len(cluster) - 1` and a triangular inner `range(i + 1, len(cluster))`
+feeding a `+=` reduction.
 """
 
 import importlib.util

@@ -20,6 +20,14 @@ Every other top-level name of np_logreg.py (plain functions, constants, classes,
 imports) is that module's own object, imported from it on first use (__getattr__ below).
 
 Translated kernels: logistic_regression, log_loss.
+
+Logistic-regression gradient descent with NumPy vector algebra.
+
+Exercises: the classic Numba example step
+`w -= np.dot(((1.0 / (1.0 + np.exp(-Y * np.dot(X, w))) - 1.0) * Y), X)`
+(matrix-vector `np.dot`, element-wise chain, vector-matrix `np.dot`),
+iterated in a serial loop updating `w` in place, and the mean
+log-loss computed with `np.log1p`/`np.mean`.
 """
 
 import importlib.util

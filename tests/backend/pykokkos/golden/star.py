@@ -12,6 +12,12 @@ Every other top-level name of star.py (plain functions, constants, classes,
 imports) is that module's own object, imported from it on first use (__getattr__ below).
 
 Translated kernels: star.
+
+Seed kernel: radius-2 star stencil (Parallel Research Kernels style).
+
+Exercises: a 2-D interior loop nest with offsets `i +- 1`, `i +- 2` in
+both directions, weights computed from the radius, accumulation into an
+existing output array (`out[i, j] += ...`), a parallel outer `prange`.
 """
 
 import importlib.util

@@ -12,6 +12,14 @@ Every other top-level name of star2.py (plain functions, constants, classes,
 imports) is that module's own object, imported from it on first use (__getattr__ below).
 
 Translated kernels: star2.
+
+Seed kernel: iterative star stencil that rewrites sub-blocks in place.
+
+Exercises: slice assignment into an interior sub-block of a larger array
+(`grid[1:-1, 1:-1] = ...` reading overlapping shifted slices of the same
+array: NumPy evaluates the right-hand side fully before writing), a
+strided sub-block update (`grid[::2, ::2] *= ...`), an outer serial
+iteration loop around the array expressions, an integer scalar parameter.
 """
 
 import importlib.util

@@ -20,6 +20,12 @@ Every other top-level name of sum2d.py (plain functions, constants, classes,
 imports) is that module's own object, imported from it on first use (__getattr__ below).
 
 Translated kernels: sum2d.
+
+Seed kernel: sum of a 2-D array with a serial double loop.
+
+Exercises: `@njit` without options, nested `range` over `arr.shape`, a
+scalar float accumulator fed by float32/int64 elements (Numba unifies it
+to float64), all three memory layouts.
 """
 
 import importlib.util

@@ -12,6 +12,11 @@ Every other top-level name of sum3d.py (plain functions, constants, classes,
 imports) is that module's own object, imported from it on first use (__getattr__ below).
 
 Translated kernels: sum3d.
+
+Seed kernel: sum of a 3-D array with three nested serial loops.
+
+Exercises: `import numba` + `@numba.njit`, `arr.shape[k]` bounds, a triple
+loop nest that a compiler may turn into an MDRange reduction.
 """
 
 import importlib.util
