@@ -192,13 +192,12 @@ class ModuleRuntime:
     were built ahead of time (cache keys), and how to compile new ones."""
 
     def __init__(self, source: str, space: str, options: dict, prebuilt: list, cache_root: str | None,
-                 rejected: dict | None = None, name: str = ""):
+                 name: str = ""):
         self.source = source
         self.space = space
         self.options = dict(options)
         self.prebuilt = {(fn, tuple(tuple(t) for t in types)): (key, symbol) for fn, types, key, symbol in prebuilt}
         self.build_cache_root = cache_root
-        self.rejected = dict(rejected or {})
         self.name = name
         self.specializations: list = []
         self._original = None

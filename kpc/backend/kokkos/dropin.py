@@ -83,7 +83,7 @@ def emit_dropin(*, source_path: str, source_text: str, name: str, docstring: str
         cache_root=cache_root,
         prebuilt=[{"function": f, "types": repr(tuple(tuple(t) for t in types)), "key": key, "symbol": symbol}
                   for f, types, key, symbol in prebuilt],
-        rejected=rejected,
+        rejected={name: reason.splitlines()[0] if reason else "" for name, reason in rejected.items()},
         functions=[_template_function(f) for f in functions],
         any_lazy=any(not f.eager for f in functions),
         source_dunders=source_dunders(source_text),
