@@ -8,7 +8,9 @@ magnitude of the data (the largest finite ``|expected|`` in the compared value,
 or a larger ``scale`` the caller passes, such as the largest input): parallel
 reductions reassociate sums, so a result near zero from cancelling terms is
 only as exact as the terms were large.  NaNs match NaNs, infinities match
-infinities of the same sign.
+infinities of the same sign.  A call that raised matches another that raised
+the same exception type (``Outcome.raised``); raising where the other returned
+is a mismatch (Numba's ``ZeroDivisionError`` against kpc's inf, say).
 
 >>> compare_values(np.array([1.0, 2.0, 3.0]), np.array([1.0, 2.5, 3.0]))
 Mismatch(where='return', reason='value', index=(1,), expected=2.0, actual=2.5, ...)
@@ -38,11 +40,18 @@ def default_rtol(dtype: object) -> float:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What one call of a kernel produced: its return value and the arrays it wrote."""
+    """What one call of a kernel produced: its return value and the arrays it wrote, or the
+    exception it raised (``raised``: ``"ZeroDivisionError: division by zero"``, else ``""``)."""
 
     returned: object
     written: Mapping[str, np.ndarray] = field(default_factory=dict)
     stray_writes: tuple[str, ...] = ()
+    raised: str = ""
+
+    @property
+    def exception_type(self) -> str:
+        """The name of the raised exception's type, ``""`` when the call returned."""
+        return self.raised.split(":", 1)[0]
 
 
 @dataclass(frozen=True)
@@ -124,7 +133,20 @@ def compare_outcomes(
     scale: float = 0.0,
     check_dtype: bool = True,
 ) -> Mismatch | None:
-    """Compare return values, then every written argument (by name), then stray writes."""
+    """Compare raised exceptions (by type), else return values, then every written argument (by
+    name), then stray writes.
+
+    >>> raised = Outcome(None, raised="ZeroDivisionError: division by zero")
+    >>> print(compare_outcomes(raised, Outcome(None, raised="ZeroDivisionError: float division by zero")))
+    None
+    >>> compare_outcomes(raised, Outcome(np.inf)).message
+    "raise: exception mismatch: expected 'ZeroDivisionError: division by zero', got 'no exception'"
+    """
+    if expected.raised or actual.raised:
+        if expected.exception_type == actual.exception_type:
+            return None
+        return Mismatch("raise", "exception", None, expected.raised or "no exception",
+                        actual.raised or "no exception")
     found = compare_values(expected.returned, actual.returned, rtol=rtol, atol=atol, scale=scale,
                     check_dtype=check_dtype, where="return")
     if found:

@@ -95,6 +95,15 @@ class KernelInputs:
                 stray.append(f"{param.name} (outside the strided view)")
         return Outcome(returned=returned, written=written, stray_writes=tuple(stray))
 
+    def outcome(self, func: Callable[..., object]) -> Outcome:
+        """``call(func)``, with an exception it raises recorded in ``Outcome.raised`` instead of
+        propagated: kernels that raise (``ZeroDivisionError``, broadcasting's ``ValueError``) are
+        compared by the exception's type."""
+        try:
+            return self.call(func)
+        except Exception as error:
+            return Outcome(returned=None, raised=f"{type(error).__name__}: {error}")
+
     def magnitude(self) -> float:
         """Largest finite absolute value among the float arguments (0.0 if none)."""
         largest = 0.0

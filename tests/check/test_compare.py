@@ -123,3 +123,12 @@ def test_docstring_examples():
     for module in (compare_module, inputs_module):
         failed, _ = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert failed == 0, module.__name__
+
+
+def test_exceptions_match_by_type_and_raising_against_returning_is_a_mismatch():
+    zero = Outcome(None, raised="ZeroDivisionError: division by zero")
+    assert compare_outcomes(zero, Outcome(None, raised="ZeroDivisionError: float division by zero")) is None
+    other = compare_outcomes(zero, Outcome(None, raised="ValueError: operands could not be broadcast"))
+    assert other.reason == "exception" and "ValueError" in other.message
+    assert compare_outcomes(zero, Outcome(np.inf)).actual == "no exception"
+    assert compare_outcomes(Outcome(np.inf), zero).expected == "no exception"
