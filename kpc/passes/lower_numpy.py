@@ -209,6 +209,7 @@ class FunctionLowering:
         self.function.body = self.block(self.function.body)
         unshare(self.function)
         hoist_temporaries(self.function, self.namer.generated, self.namer.shape_locals)
+        hoist_broadcast_checks(self.function, self.namer.shape_locals)
 
     def lowering(self, loc) -> ElementLowering:
         return ElementLowering(self.function, self.namer, loc, self.read_through)
@@ -822,6 +823,52 @@ def hoist_temporaries(function: n.Function, generated: set, shape_locals: set = 
                         varying.discard(inner.target.id)
                     else:
                         keep.append(inner)
+                s.body = keep
+            out.append(s)
+        return out
+
+    function.body = visit(function.body)
+
+
+def hoist_broadcast_checks(function: n.Function, shape_locals: set) -> None:
+    """Check broadcast shapes (and compute broadcast extents and strides) once before a loop
+    whose iterations would all check the same shapes, under ``if start < stop:`` (a loop
+    that does not run raises nothing, as in NumPy). Out of a ``prange`` body the check runs
+    on the host before the parallel loop writes anything, where it can raise at once; in a
+    kernel body it could only flag, and the PyKokkos target could not run it at all."""
+
+    def hoistable(s, varying: set) -> bool:
+        if isinstance(s, n.ExprStmt):
+            ok = isinstance(s.value, n.Call) and s.value.func in ("broadcast_operands", "broadcast_into")
+        elif isinstance(s, n.Assign):
+            ok = isinstance(s.target, n.Name) and s.target.id in shape_locals
+        elif isinstance(s, n.If):
+            ok = not s.orelse and all(hoistable(t, varying) for t in s.body)
+        else:
+            ok = False
+        return ok and not any(isinstance(x, n.Name) and x.id in varying
+                              for x in n.walk(s.value if isinstance(s, n.Assign) else s))
+
+    def visit(block: list) -> list:
+        out = []
+        for s in block:
+            for child, _ in nested_blocks(s):
+                child[:] = visit(child)
+            step = const_int(s.step) if isinstance(s, n.For) else None
+            if step:
+                varying = set(assignment_counts(n.Function("", [], s.body))) | {s.var.id}
+                checks, keep = [], []
+                for inner in s.body:
+                    if not hoistable(inner, varying):
+                        keep.append(inner)
+                    elif isinstance(inner, n.Assign):
+                        out.append(inner)
+                        varying.discard(inner.target.id)
+                    else:
+                        checks.append(inner)
+                if checks:
+                    runs = n.Compare("<" if step > 0 else ">", clone(s.start), clone(s.stop), BOOL, s.loc)
+                    out.append(n.If(runs, checks, [], s.loc))
                 s.body = keep
             out.append(s)
         return out

@@ -26,6 +26,12 @@ def subtract_rows(x, m, out):
         out[i] = x[i] - m
 
 
+@njit(parallel=True)
+def subtract_prefixes(x, m, out):
+    for i in prange(x.shape[0]):
+        out[i, :i + 1] = x[i, :i + 1] - m
+
+
 @njit
 def softmax4d(x):
     new_shape = (x.shape[0], x.shape[1], x.shape[2], 1)

@@ -4,8 +4,8 @@
 function) and called with every pair of shapes of those ranks whose extents are 1, 2 or
 3: the extents vary at run time within a specialization. Broadcastable pairs must give
 NumPy's result (and, for the shapes of the bug report, Numba's), the others NumPy's
-ValueError. Stores, in-place updates, a check inside
-a parallel loop and NPBench's 4-D softmax (which returned 111.9 for 64.0, NaN in
+ValueError. Stores, in-place updates, checks of a parallel loop (hoisted before it, or
+inside it) and NPBench's 4-D softmax (which returned 111.9 for 64.0, NaN in
 float32, and crashed at 16x16x16x128) run on OpenMP and Serial.
 """
 
@@ -36,6 +36,7 @@ SIGNATURES = {
     "store_difference": ["store_difference(float64[:, :], float64[:], float64[:, :])"],
     "add_into": ["add_into(float64[:, :], float64[:, :])"],
     "subtract_rows": ["subtract_rows(float64[:, :], float64[:], float64[:, :])"],
+    "subtract_prefixes": ["subtract_prefixes(float64[:, :], float64[:], float64[:, :])"],
     "softmax4d": ["softmax4d(float64[:, :, :, ::1])", "softmax4d(float32[:, :, :, ::1])"],
 }
 
@@ -149,18 +150,35 @@ def test_in_place_update_broadcasts_its_operand(kernels):
 
 
 @pytest.mark.compile
-def test_check_inside_a_parallel_loop(kernels):
-    """``out[i] = x[i] - m`` in a prange body: the check runs in the kernel, which cannot
-    throw; the binding raises NumPy's ValueError once the kernel returns. (Numba's own
+def test_check_of_a_parallel_loop_runs_before_it(kernels):
+    """``out[i] = x[i] - m`` in a prange body checks the same shapes in every iteration:
+    the check runs once, on the host, before the loop writes anything. (Numba's own
     parallel loops reject an ``m`` of extent 1 here: "Sizes of ... do not match".)"""
     x = np.random.default_rng(2).random((6, 5))
     for m in (np.arange(5.0), np.array([2.5])):
         out = np.zeros((6, 5))
         kernels.subtract_rows(x, m, out)
         np.testing.assert_array_equal(out, x - m)
+    out = np.full((6, 5), 7.0)
     with pytest.raises(ValueError, match=re.escape("operands could not be broadcast together with shapes (5,) (4,)")):
-        kernels.subtract_rows(x, np.ones(4), np.zeros((6, 5)))
-    kernels.subtract_rows(x, np.ones(1), np.zeros((6, 5)))
+        kernels.subtract_rows(x, np.ones(4), out)
+    assert (out == 7.0).all()
+
+
+@pytest.mark.compile
+def test_check_inside_a_parallel_loop(kernels):
+    """``out[i, :i + 1] = x[i, :i + 1] - m``: the shapes change with ``i``, so the check
+    runs in the kernel, which cannot throw; the binding raises the ValueError once the
+    kernel returns."""
+    x = np.random.default_rng(2).random((6, 5))
+    out, expected = np.zeros((6, 5)), np.zeros((6, 5))
+    kernels.subtract_prefixes(x, np.array([0.5]), out)
+    for i in range(6):
+        expected[i, :i + 1] = x[i, :i + 1] - 0.5
+    np.testing.assert_array_equal(out, expected)
+    with pytest.raises(ValueError, match="could not broadcast"):
+        kernels.subtract_prefixes(x, np.ones(5), np.zeros((6, 5)))
+    kernels.subtract_prefixes(x, np.ones(1), np.zeros((6, 5)))
 
 
 @pytest.mark.compile
