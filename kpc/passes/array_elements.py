@@ -159,6 +159,12 @@ def is_one(expr) -> bool:
     return const_int(expr) == 1
 
 
+def has_ufunc(expr) -> bool:
+    """True when ``expr`` applies a math ufunc (``np.exp``, ...) or a power."""
+    return any(isinstance(x, n.Call) and short_name(x.func) in MATH_UFUNCS or isinstance(x, n.BinOp) and x.op == "**"
+               for x in n.walk(expr))
+
+
 def same_extent(a, b) -> bool:
     """True when two extent expressions are the same (as text: ``x.shape[0] - 2``)."""
     return str(a) == str(b)
@@ -1396,9 +1402,10 @@ class ElementLowering:
         """``A @ x``, ``x @ A``, ``A @ B``: each element is a dot product over the shared axis."""
         b = self.b
         a, c = self.array(left, pre), self.array(right, pre)
-        # Every element of an operand is read once per row or column of the result.
-        a = self.read_back(self.materialize(a, pre), a.shape) if a.costly else a
-        c = self.read_back(self.materialize(c, pre), c.shape) if c.costly else c
+        # Every element of an operand is read once per row or column of the result: one that
+        # runs an inner loop or a transcendental ufunc is computed once, into a temporary.
+        a = self.read_back(self.materialize(a, pre), a.shape) if a.costly or has_ufunc(left) else a
+        c = self.read_back(self.materialize(c, pre), c.shape) if c.costly or has_ufunc(right) else c
         if (a.ndim, c.ndim) not in ((2, 1), (1, 2), (2, 2)):
             self.fail(f"`{node}` with operands of rank {a.ndim} and {c.ndim}", node)
         shape = ([a.shape[0]] if a.ndim == 2 else []) + ([c.shape[1]] if c.ndim == 2 else [])

@@ -81,55 +81,75 @@ def _load_numba_source():
 
 # np_logreg.py:16: w -= np.dot(((1.0 / (1.0 + np.exp(-Y * np.dot(X, w))) - 1.0) * Y), X)
 @pk.workunit
-def logistic_regression_loop1_05d61264(
+def logistic_regression_loop1_0c014e19(
     i0: int,
     X: pk.View2D[pk.double],
-    bs2: pk.int64,
-    bs1: pk.int64,
     w: pk.View1D[pk.double],
     tmp0: pk.View1D[pk.double],
-    Y: pk.View1D[pk.double],
-    bs0: pk.int64,
 ):
     X_shape1: pk.int64 = X.extent(1)
     dot0: pk.double = 0.0
     for i1 in range(X_shape1):
-        dot0 += X[i0 * bs2 * bs1][i1] * w[i1]
-    tmp0[i0] = (1.0 / (1.0 + math.exp(-Y[i0 * bs2 * bs0] * dot0)) - 1.0) * Y[i0 * bs0]
+        dot0 += X[i0][i1] * w[i1]
+    tmp0[i0] = dot0
 
 
 # np_logreg.py:16: w -= np.dot(((1.0 / (1.0 + np.exp(-Y * np.dot(X, w))) - 1.0) * Y), X)
 @pk.workunit
-def logistic_regression_loop2_4d707fba(
+def logistic_regression_loop2_fb8a09b8(
     i2: int,
-    ext1: pk.int64,
+    tmp1: pk.View1D[pk.double],
+    Y: pk.View1D[pk.double],
+    bs2: pk.int64,
+    bs0: pk.int64,
     tmp0: pk.View1D[pk.double],
+    bs1: pk.int64,
+):
+    tmp1[i2] = (1.0 / (1.0 + math.exp(-Y[i2 * bs2 * bs0] * tmp0[i2 * bs2 * bs1])) - 1.0) * Y[i2 * bs0]
+
+
+# np_logreg.py:16: w -= np.dot(((1.0 / (1.0 + np.exp(-Y * np.dot(X, w))) - 1.0) * Y), X)
+@pk.workunit
+def logistic_regression_loop3_15e39237(
+    i3: int,
+    ext1: pk.int64,
+    tmp1: pk.View1D[pk.double],
     X: pk.View2D[pk.double],
     bs3: pk.int64,
     w: pk.View1D[pk.double],
 ):
     dot1: pk.double = 0.0
-    for i3 in range(ext1):
-        dot1 += tmp0[i3] * X[i3][i2 * bs3]
-    w[i2] -= dot1
+    for i4 in range(ext1):
+        dot1 += tmp1[i4] * X[i4][i3 * bs3]
+    w[i3] -= dot1
 
 
 # np_logreg.py:23: return np.mean(np.log1p(np.exp(-margins)))
 @pk.workunit
-def log_loss_loop1_f299d369(
+def log_loss_loop1_17195fdb(
     i0: int,
-    mean0: pk.Acc[pk.double],
     X: pk.View2D[pk.double],
-    bs1: pk.int64,
     w: pk.View1D[pk.double],
-    Y: pk.View1D[pk.double],
-    bs0: pk.int64,
+    tmp0: pk.View1D[pk.double],
 ):
     X_shape1: pk.int64 = X.extent(1)
     dot0: pk.double = 0.0
     for i1 in range(X_shape1):
-        dot0 += X[i0 * bs1][i1] * w[i1]
-    mean0 += math.log1p(math.exp(-(Y[i0 * bs0] * dot0)))
+        dot0 += X[i0][i1] * w[i1]
+    tmp0[i0] = dot0
+
+
+# np_logreg.py:23: return np.mean(np.log1p(np.exp(-margins)))
+@pk.workunit
+def log_loss_loop2_207e1561(
+    i2: int,
+    mean0: pk.Acc[pk.double],
+    Y: pk.View1D[pk.double],
+    bs0: pk.int64,
+    tmp0: pk.View1D[pk.double],
+    bs1: pk.int64,
+):
+    mean0 += math.log1p(math.exp(-(Y[i2 * bs0] * tmp0[i2 * bs1])))
 
 
 def logistic_regression(Y, X, w, iterations):
@@ -138,33 +158,41 @@ def logistic_regression(Y, X, w, iterations):
     w_c = _as_view("w", w, np.float64, 1)
     iterations = operator.index(iterations)
     try:
+        tmp0 = np.empty((X.shape[0],), dtype=np.float64)
         ext0 = X.shape[0] if Y.shape[0] == 1 else Y.shape[0]
         bs0 = 0 if Y.shape[0] == 1 else 1
         bs1 = 0 if X.shape[0] == 1 else 1
         ext1 = Y.shape[0] if ext0 == 1 else ext0
         bs2 = 0 if ext0 == 1 else 1
-        tmp0 = np.empty((ext1,), dtype=np.float64)
+        tmp1 = np.empty((ext1,), dtype=np.float64)
         bs3 = 0 if X.shape[1] == 1 else 1
-        for i in range(iterations):
+        if 0 < iterations:
             np.broadcast_shapes((Y.shape[0],), (X.shape[0],))
             np.broadcast_shapes((ext0,), (Y.shape[0],))
+            np.broadcast_to(np.broadcast_to(np.empty(()), np.broadcast_shapes((X.shape[1],))), (w_c.shape[0],))
+        for i in range(iterations):
             pk.parallel_for(
-                pk.RangePolicy(0, int(ext1)),
-                logistic_regression_loop1_05d61264,
+                pk.RangePolicy(0, X.shape[0]),
+                logistic_regression_loop1_0c014e19,
                 X=X,
-                bs2=bs2,
-                bs1=bs1,
                 w=w_c,
                 tmp0=tmp0,
-                Y=Y,
-                bs0=bs0,
             )
-            np.broadcast_to(np.broadcast_to(np.empty(()), np.broadcast_shapes((X.shape[1],))), (w_c.shape[0],))
+            pk.parallel_for(
+                pk.RangePolicy(0, int(ext1)),
+                logistic_regression_loop2_fb8a09b8,
+                tmp1=tmp1,
+                Y=Y,
+                bs2=bs2,
+                bs0=bs0,
+                tmp0=tmp0,
+                bs1=bs1,
+            )
             pk.parallel_for(
                 pk.RangePolicy(0, w_c.shape[0]),
-                logistic_regression_loop2_4d707fba,
+                logistic_regression_loop3_15e39237,
                 ext1=ext1,
-                tmp0=tmp0,
+                tmp1=tmp1,
                 X=X,
                 bs3=bs3,
                 w=w_c,
@@ -178,6 +206,8 @@ def log_loss(Y, X, w):
     Y = _as_view("Y", Y, np.float64, 1)
     X = _as_view("X", X, np.float64, 2)
     w = _as_view("w", w, np.float64, 1)
+    tmp0 = np.empty((X.shape[0],), dtype=np.float64)
+    pk.parallel_for(pk.RangePolicy(0, X.shape[0]), log_loss_loop1_17195fdb, X=X, w=w, tmp0=tmp0)
     np.broadcast_shapes((Y.shape[0],), (X.shape[0],))
     ext0 = X.shape[0] if Y.shape[0] == 1 else Y.shape[0]
     bs0 = 0 if Y.shape[0] == 1 else 1
@@ -185,12 +215,11 @@ def log_loss(Y, X, w):
     mean0 = 0.0
     mean0 += pk.parallel_reduce(
         pk.RangePolicy(0, int(ext0)),
-        log_loss_loop1_f299d369,
-        X=X,
-        bs1=bs1,
-        w=w,
+        log_loss_loop2_207e1561,
         Y=Y,
         bs0=bs0,
+        tmp0=tmp0,
+        bs1=bs1,
     )
     mean0 = mean0 / float(ext0)
     return float(mean0)
