@@ -2,11 +2,19 @@
 
 Every generated expression carries its Numba type, a bound on its magnitude and whether it
 is *exact*. The bound keeps values finite (no overflow, no NaN: ``sqrt`` and ``log`` take
-``abs(...)``, ``exp`` only bounded arguments, divisors are non-zero by construction), so a
-difference between kpc and Numba is a bug and not an ill-defined input. An inexact value
-(one that went through a reduction, which kpc and Numba may sum in different orders) never
-reaches a discontinuous operation (a comparison, ``//``, ``%``, ``int()``): a rounding
-difference there would turn into a different branch or a different integer.
+``abs(...)``, ``exp`` only bounded arguments), so a difference between kpc and Numba is a bug
+and not an ill-defined input. An inexact value (one that went through a reduction, which kpc
+and Numba may sum in different orders) never reaches a discontinuous operation (a comparison,
+``//``, ``%``, ``int()``): a rounding difference there would turn into a different branch or
+a different integer.
+
+Divisors are non-zero by construction, except, with ``FuzzOptions.float_division_by_zero``,
+``x / d``, ``k // d`` and ``k % d`` by an integer ``d`` that is zero for some inputs. Outside
+``prange`` bodies Numba raises ``ZeroDivisionError`` there, and a non-zero integer divisor
+is at least 1, so the bound holds whenever the kernel goes on; inside the ``prange`` body of
+a parallel kernel (``ExpressionGenerator.in_prange``) Numba gives inf, nan (floats) or 0
+(integers), so a float quotient there is inexact: it may be non-finite, and NaN must not
+reach a comparison or a parallel min/max.
 
 >>> import random
 >>> scope = Scope([Var("x", "float32", 1.0), Var("k", "int64", 9.0)])
@@ -32,14 +40,16 @@ EXP_LIMIT = 8.0
 
 @dataclass(frozen=True)
 class FuzzOptions:
-    """What the generator may produce. The two switches default to off while other work on
-    kpc changes those semantics: float division by a divisor that may be zero (Python raises
-    ZeroDivisionError) and NumPy broadcasting of size-1 extents."""
+    """What the generator may produce: NumPy expressions, ``@njit`` helpers, divisions by
+    divisors that may be zero (Numba's error model: ZeroDivisionError, or inf/nan/0 in
+    ``prange`` bodies and array expressions), NumPy broadcasting of operands of ranks 1..3
+    with size-1 extents (``ValueError`` for the occasional incompatible shapes), strided
+    array layouts."""
 
     numpy: bool = True
     helpers: bool = True
-    float_division_by_zero: bool = False
-    broadcast_size_one: bool = False
+    float_division_by_zero: bool = True
+    broadcast_size_one: bool = True
     strided_layouts: bool = True
 
 
@@ -140,6 +150,8 @@ class ExpressionGenerator:
     def __init__(self, rng: random.Random, options: FuzzOptions):
         self.rng = rng
         self.options = options
+        # Set while drawing the body of a parallel kernel's prange loop: Numba's NumPy error model.
+        self.in_prange = False
 
     # ----------------------------------------------------------------- scalars
 
@@ -149,8 +161,11 @@ class ExpressionGenerator:
         if depth <= 0 or rng.random() < 0.25:
             e = self.leaf(scope, want)
         else:
-            choice = rng.choice(("binary", "binary", "binary", "math", "math", "minmax", "divmod",
-                                 "ternary", "cast", "helper", "power"))
+            choices = ("binary", "binary", "binary", "math", "math", "minmax", "divmod", "ternary", "cast",
+                       "helper", "power")
+            if self.options.float_division_by_zero and want != "int64":
+                choices += ("quotient",)
+            choice = rng.choice(choices)
             e = getattr(self, f"_{choice}")(scope, depth - 1, want)
         return self.fit(e, want)
 
@@ -225,15 +240,25 @@ class ExpressionGenerator:
         bound = a.bound * b.bound if op == "*" else a.bound + b.bound
         return Expr(f"({a.text} {op} {b.text})", t, bound, a.exact and b.exact)
 
-    def divide(self, a: Expr, b: Expr) -> Expr:
-        """True division by a divisor that cannot be zero (unless the options allow it)."""
+    def divide(self, a: Expr, b: Expr, may_be_zero: bool = False) -> Expr:
+        """True division by a divisor that cannot be zero, or (``may_be_zero``) by an exact integer
+        that may be: ``|b| >= 1`` when it is not zero, so ``a.bound`` still bounds the quotient."""
         t = "float32" if a.type == b.type == "float32" else "float64"
-        if self.options.float_division_by_zero:
-            return Expr(f"({a.text} / {b.text})", t, float("inf"), False)
+        if may_be_zero:
+            exact = a.exact and not self.in_prange
+            return Expr(f"({a.text} / {b.text})", "float64", a.bound, exact)
         if self.rng.random() < 0.5:
             c = self.rng.choice((2.0, -4.0, 0.75, 3.0))
             return Expr(f"({a.text} / {c})", "float64", a.bound / abs(c), a.exact)
         return Expr(f"({a.text} / (abs({b.text}) + 1))", t, a.bound, a.exact and b.exact)
+
+    def _quotient(self, scope, depth, want):
+        """``a / d`` by an integer ``d`` that is zero for some inputs (a loop index, ``k % 3``)."""
+        a = self.expression(scope, depth)
+        d = self.expression(scope, max(depth - 1, 0), "int64")
+        if not d.exact:
+            return a
+        return self.divide(a, d, may_be_zero=True)
 
     def _math(self, scope, depth, want):
         rng = self.rng
@@ -264,7 +289,8 @@ class ExpressionGenerator:
                     a.exact and b.exact)
 
     def _divmod(self, scope, depth, want):
-        """``//`` and ``%`` (Python's floor semantics) by non-zero divisors."""
+        """``//`` and ``%`` (Python's floor semantics) by non-zero divisors, or (with the option)
+        by ``b % m`` that may be zero: an integer result either way (0 in a ``prange`` body)."""
         rng = self.rng
         a = self.expression(scope, depth, want)
         if not a.exact:
@@ -284,7 +310,8 @@ class ExpressionGenerator:
                 return a
             m = rng.choice((3, 5, 8))
             sign = rng.choice(("", "-"))
-            divisor, dbound = f"{sign}({b.text} % {m} + 1)", m
+            nonzero = " + 1" if not self.options.float_division_by_zero or rng.random() < 0.6 else ""
+            divisor, dbound = f"{sign}({b.text} % {m}{nonzero})", m
         bound = a.bound + 1 if op == "//" else dbound
         return Expr(f"({a.text} {op} {divisor})", "int64", bound)
 
@@ -316,7 +343,7 @@ class ExpressionGenerator:
         if scope.helpers is None or not self.options.helpers:
             return self._binary(scope, depth, want)
         args = [self.expression(scope, depth, want) for _ in range(2)]
-        return scope.helpers.call(args)
+        return scope.helpers.call(args, safe=self.in_prange)
 
     # ----------------------------------------------------------------- NumPy arrays
 
@@ -358,6 +385,9 @@ class ExpressionGenerator:
                 a = Expr(f"np.tanh({a.text})", "float64", 1.0)
             return Expr(f"({a.text} ** 2)", a.type, a.bound ** 2)
         op = rng.choice(("+", "-", "*", "/"))
+        if op == "/" and self.options.float_division_by_zero and b.type == "int64" and rng.random() < 0.5:
+            # An integer array holds zeros: NumPy's inf and nan, never an exception.
+            return Expr(f"({a.text} / {b.text})", "float64", a.bound)
         if op == "/":
             return Expr(f"({a.text} / (np.abs({b.text}) + 1.0))", binary_type(t, "float64"), a.bound)
         bound = a.bound * b.bound if op == "*" else a.bound + b.bound

@@ -20,7 +20,7 @@ True
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from kpc.fuzz.expressions import (
     ArrayRef, Expr, ExpressionGenerator, FuzzOptions, Index, Scope, Var, binary_type, literal, squash,
@@ -79,17 +79,23 @@ class Writer:
 
 @dataclass
 class Helper:
+    """A generated ``@njit`` helper; a ``safe`` one divides by non-zero divisors only."""
+
     name: str
     types: tuple
     exact: tuple
     result: Expr
     source: str
     calls: list
+    safe: bool = True
 
 
 class HelperPool:
     """The ``@njit`` helpers of one generated module, made on demand for the argument types a
-    call site has, and reused by later calls with the same types."""
+    call site has, and reused by later calls with the same types.
+
+    A ``prange`` body of a parallel kernel calls only ``safe`` helpers: a helper that raises
+    ZeroDivisionError there makes Numba fail with a SystemError, where Python raises."""
 
     def __init__(self, rng: random.Random, options: FuzzOptions):
         self.rng = rng
@@ -97,26 +103,27 @@ class HelperPool:
         self.helpers: list = []
         self.used: list = []
 
-    def call(self, args: list) -> Expr:
+    def call(self, args: list, safe: bool = False) -> Expr:
         args = [squash(a, HELPER_PARAM_BOUND) for a in args]
         types = tuple(a.type for a in args)
         exact = tuple(a.exact for a in args)
-        fitting = [h for h in self.helpers if h.types == types and h.exact == exact]
+        fitting = [h for h in self.helpers if h.types == types and h.exact == exact and (h.safe or not safe)]
         if fitting and self.rng.random() < 0.6:
             helper = self.rng.choice(fitting)
         else:
-            helper = self.make(types, exact)
+            helper = self.make(types, exact, safe or self.rng.random() < 0.5)
         self.used.append(helper.name)
         r = helper.result
         return Expr(f"{helper.name}({', '.join(a.text for a in args)})", r.type, r.bound,
                     r.exact and all(exact))
 
-    def make(self, types: tuple, exact: tuple) -> Helper:
+    def make(self, types: tuple, exact: tuple, safe: bool) -> Helper:
         rng = self.rng
         name = f"h{len(self.helpers)}"
-        gen = ExpressionGenerator(rng, self.options)
+        options = replace(self.options, float_division_by_zero=False) if safe else self.options
+        gen = ExpressionGenerator(rng, options)
         scope = Scope([Var(p, t, HELPER_PARAM_BOUND, e) for p, t, e in zip(("x", "y"), types, exact)])
-        earlier = [h for h in self.helpers]
+        earlier = [h for h in self.helpers if h.safe or not safe]
         calls = []
         if earlier and rng.random() < 0.3:
             callee = rng.choice(earlier)
@@ -145,7 +152,7 @@ class HelperPool:
             else:
                 w.line(f"return {first.text}")
                 result = first
-        helper = Helper(name, types, exact, result, w.text(), calls)
+        helper = Helper(name, types, exact, result, w.text(), calls, safe)
         self.helpers.append(helper)
         return helper
 
@@ -190,6 +197,7 @@ class KernelGenerator:
         self.counter = 0
         self.helpers.used = []
         self.scale = 1.0
+        self.expr.in_prange = False
         dtype = rng.choice(DTYPES)
         source, case = getattr(self, f"_{kind}")(name, dtype)
         single = any(isinstance(a, dict) and a.get("dtype") == "float32" for a in case["args"].values())
@@ -376,7 +384,7 @@ class KernelGenerator:
 
     def _map1d(self, name, dtype):
         rng = self.rng
-        parallel = rng.random() < 0.6
+        parallel = self.expr.in_prange = rng.random() < 0.6
         arrays = self.arrays(dtype, ("a", "b"), ("n",))
         out = ArrayRef("out", rng.choice((dtype, "float64")), ("n",), ARRAY_BOUND["float64"])
         scope = Scope(helpers=self.helpers, arrays=list(arrays))
@@ -404,7 +412,7 @@ class KernelGenerator:
 
     def _map2d(self, name, dtype):
         rng = self.rng
-        parallel = rng.random() < 0.6
+        parallel = self.expr.in_prange = rng.random() < 0.6
         arrays = self.arrays(dtype, ("a", "b"), ("n", "m"))
         arrays += self.arrays(dtype, ("v",), ("m",))
         out = ArrayRef("out", rng.choice((dtype, "float64")), ("n", "m"), 2.0)
@@ -443,7 +451,7 @@ class KernelGenerator:
 
     def _reduce1d(self, name, dtype):
         rng = self.rng
-        parallel = rng.random() < 0.6
+        parallel = self.expr.in_prange = rng.random() < 0.6
         arrays = self.arrays(dtype, ("a", "b"), ("n",))
         scope = Scope(helpers=self.helpers, arrays=list(arrays))
         extra = self.scalar_param(scope) if rng.random() < 0.3 else {}
@@ -459,8 +467,7 @@ class KernelGenerator:
                 ctx = self.reduction_context(reductions, 1, parallel)
                 self.body(w, scope, ctx, rng.randint(1, 3))
                 for r in reductions:
-                    e = self.expr.expression(scope, 3, "int64" if r[2] == "int64" else "float")
-                    self.update(w, *r, e, ctx)
+                    self.update(w, *r, self.reduction_value(scope, r, parallel), ctx)
             self.returns(w, reductions)
         args = self.array_args(arrays, extra)
         return w.text(), {"args": args, "sizes": self.sizes_1d(), "layouts": self.layouts()}
@@ -472,13 +479,26 @@ class KernelGenerator:
             return Context(loop_depth=depth, may_break=depth > 1, may_continue=True)
         return Context(reductions=reductions, loop_depth=depth, may_break=True, may_continue=True)
 
+    def reduction_value(self, scope: Scope, reduction, parallel: bool) -> Expr:
+        """The value a loop's iteration gives a reduction. A parallel min/max gets an exact one:
+        a NaN (``0.0 / 0`` in a prange body) makes its result depend on how threads split the loop."""
+        name, op, type_ = reduction
+        e = self.expr.expression(scope, 3, "int64" if type_ == "int64" else "float")
+        if parallel and op in ("min", "max") and not e.exact:
+            exact = scope.child()
+            exact.vars = [v for v in scope.vars if v.exact]
+            e = self.expr.expression(exact, 2, "float")
+            if not e.exact:
+                e = literal(self.rng.choice((0.5, -1.5, 2.0)), "float64")
+        return e
+
     def returns(self, w: Writer, reductions) -> None:
         names = [r[0] for r in reductions]
         w.line(f"return {', '.join(names)}")
 
     def _reduce2d(self, name, dtype):
         rng = self.rng
-        parallel = rng.random() < 0.6
+        parallel = self.expr.in_prange = rng.random() < 0.6
         arrays = self.arrays(dtype, ("a", "b"), ("n", "m"))
         scope = Scope(helpers=self.helpers, arrays=list(arrays))
         w = Writer()
@@ -496,8 +516,7 @@ class KernelGenerator:
                     ctx = self.reduction_context(reductions, 2, parallel)
                     self.body(w, scope, ctx, rng.randint(0, 2))
                     for r in reductions:
-                        e = self.expr.expression(scope, 3, "int64" if r[2] == "int64" else "float")
-                        self.update(w, *r, e, ctx)
+                        self.update(w, *r, self.reduction_value(scope, r, parallel), ctx)
             self.returns(w, reductions)
         return w.text(), {"args": self.array_args(arrays), "sizes": self.sizes_2d()}
 
@@ -532,6 +551,8 @@ class KernelGenerator:
 
     def _numpy(self, name, dtype):
         rng = self.rng
+        if self.options.broadcast_size_one and rng.random() < 0.5:
+            return self._numpy_broadcast(name, dtype)
         twod = rng.random() < 0.3
         dims = ("n", "m") if twod else ("n",)
         arrays = self.arrays(dtype, ("a", "b", "c"), dims)
@@ -571,10 +592,79 @@ class KernelGenerator:
             case["writes"] = ["out"]
         return w.text(), case
 
+    def _numpy_broadcast(self, name, dtype):
+        """A NumPy expression over operands of ranks 1..3 that broadcast: each takes the trailing
+        axes of the result, some with extent 1 always, some with an extent that is 1 in some
+        size assignments and the full one in others (the same compiled code sees both)."""
+        rng = self.rng
+        rank = rng.choice((1, 2, 2, 3))
+        axes = ("n", "m", "k")[-rank:]
+        stretched = []   # size names that are 1 or their axis' extent, per size assignment
+        arrays = []
+        for position, array in enumerate(self.arrays(dtype, ("a", "b", "c"), ())):
+            own = rank if position == 0 else rng.randint(1, rank)
+            dims = []
+            for axis in axes[rank - own:]:
+                kind = rng.choice(("full", "full", "one", "stretched"))
+                if kind == "one":
+                    dims.append(1)
+                elif kind == "stretched":
+                    stretched.append((f"{axis}_{array.name}", axis))
+                    dims.append(stretched[-1][0])
+                else:
+                    dims.append(axis)
+            arrays.append(ArrayRef(array.name, array.dtype, tuple(dims), array.bound))
+        form = rng.choice(("return", "sum", "extreme", "store", "mixed"))
+        e = self.expr.array_expression(arrays, "", 3)
+        w = Writer()
+        w.line("@njit")
+        with w.block(f"def {name}({', '.join(['a', 'b', 'c'] + (['out'] if form == 'store' else []))}):"):
+            if form == "return":
+                w.line(f"return {e.text}")
+            elif form == "sum":
+                self.scale = max(self.scale, e.bound * 3000)
+                w.line(f"return np.sum({e.text})")
+            elif form == "extreme":
+                w.line(f"t = {e.text}")
+                w.line(f"return t.{rng.choice(('max', 'min'))}()")
+            elif form == "store":
+                w.line(f"out[:] = {e.text}")
+            else:
+                self.scale = max(self.scale, e.bound * 3000)
+                w.line(f"t = {e.text}")
+                w.line(f"s = np.sum(t) / {rng.choice((300.0, 1000.0))}")
+                w.line("return t * s + 1.0")
+        out = [ArrayRef("out", rng.choice((dtype, "float64")), axes, 2.0)] if form == "store" else []
+        case = {"args": self.array_args(arrays + out), "sizes": self.broadcast_sizes(axes, stretched, form)}
+        if out:
+            case["writes"] = ["out"]
+        return w.text(), case
+
+    def broadcast_sizes(self, axes: tuple, stretched: list, form: str) -> list:
+        """Size assignments of a broadcasting kernel: a stretched extent alternates between 1 and its
+        axis' extent; now and then one is neither, and NumPy's ValueError is the expected result."""
+        rng = self.rng
+        minimum = 1 if form == "extreme" else 0  # max/min of an empty array raise
+        extents = [[max(minimum, 0)] + [3] * (len(axes) - 1), [1] * len(axes),
+                   [rng.randint(2, 5) for _ in axes], [rng.randint(6, 40 // len(axes)) for _ in axes]]
+        offset = rng.randint(0, 1)
+        sizes = []
+        for row, values in enumerate(extents):
+            assignment = dict(zip(axes, values))
+            for k, (name, axis) in enumerate(stretched):
+                assignment[name] = 1 if (row + k + offset) % 2 else assignment[axis]
+            sizes.append(assignment)
+        if stretched and rng.random() < 0.15:
+            name, axis = rng.choice(stretched)
+            incompatible = dict(sizes[-1])
+            incompatible[name] = incompatible[axis] + 1
+            sizes.append(incompatible)
+        return sizes
+
     def _numpy_rows(self, name, dtype):
         """A loop over rows whose body reduces a row slice with NumPy."""
         rng = self.rng
-        parallel = rng.random() < 0.6
+        parallel = self.expr.in_prange = rng.random() < 0.6
         arrays = self.arrays(dtype, ("a", "b"), ("n", "m"))
         w = Writer()
         self.decorator(w, parallel)

@@ -9,8 +9,10 @@ that kernel: the parent sees a ``start`` without a ``result`` and restarts a wor
 rest. A mismatch is also run as plain Python (``py_func``), which says whether kpc or
 Numba departs from Python's semantics.
 
-Statuses: ``ok``; ``mismatch``; ``crash`` (kpc's module raised); ``invalid`` (Numba itself
-raised: a generated kernel that is not valid, a fuzzer bug).
+Statuses: ``ok``; ``mismatch`` (values, or which exception: both raising the same type
+agree); ``crash`` (kpc's module raised something that is not a language exception, such as
+a ``TypeError`` of its dispatch); ``invalid`` (Numba could not compile the kernel, or failed
+in its own runtime: a generated kernel that is not valid, a fuzzer bug).
 """
 
 from __future__ import annotations
@@ -35,25 +37,34 @@ from kpc.check.runner import default_selection, import_path  # noqa: E402
 from kpc.check.spec import load_cases  # noqa: E402
 
 PYTHON_SECONDS = 30
+# Exceptions a kernel raises by the language's rules: kpc raising one where Numba returned is a
+# semantic mismatch; any other exception of kpc's module is a crash.
+SEMANTIC_EXCEPTIONS = ("ZeroDivisionError", "ValueError", "IndexError", "OverflowError", "FloatingPointError")
+# Numba failing to compile a generated kernel (a fuzzer bug), or failing inside its own runtime:
+# a helper that raises inside a prange body comes back as "SystemError: ... returned a result
+# with an exception set", where Python raises; neither is a reference to compare kpc with.
+NUMBA_FAILURES = ("TypingError", "UnsupportedError", "LoweringError", "NumbaError", "SystemError")
+NUMBA_FAILURE_PREFIXES = ("Failed in nopython mode",)
 
 
 def check_kernel(case, reference, target, python) -> dict:
-    """Compare one kernel on every selected variant; the first problem found, or ``ok``."""
+    """Compare one kernel on every selected variant; the first problem found, or ``ok``.
+
+    Raising is part of the result: both sides raising the same exception type match, one
+    raising where the other returns is a mismatch (``ZeroDivisionError`` against inf)."""
     runs = 0
     for variant in default_selection(case):
         inputs = make_inputs(case, variant.dtype, variant.sizes, variant.layout)
         rtol, atol = case.tolerance(variant.dtype)
-        try:
-            with warnings.catch_warnings(), np.errstate(all="ignore"):
-                warnings.simplefilter("ignore")
-                expected = inputs.call(getattr(reference, case.kernel))
-        except Exception as error:
-            return {"status": "invalid", "variant": variant.label, "message": f"{type(error).__name__}: {error}"}
-        try:
-            with np.errstate(all="ignore"):
-                actual = inputs.call(getattr(target, case.kernel))
-        except Exception as error:
-            return {"status": "crash", "variant": variant.label, "message": f"{type(error).__name__}: {error}"}
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            expected = inputs.outcome(getattr(reference, case.kernel))
+        if expected.exception_type in NUMBA_FAILURES or expected.raised.startswith(NUMBA_FAILURE_PREFIXES):
+            return {"status": "invalid", "variant": variant.label, "message": expected.raised}
+        with np.errstate(all="ignore"):
+            actual = inputs.outcome(getattr(target, case.kernel))
+        if actual.raised and not expected.raised and actual.exception_type not in SEMANTIC_EXCEPTIONS:
+            return {"status": "crash", "variant": variant.label, "message": actual.raised}
         runs += 1
         mismatch = compare_outcomes(expected, actual, rtol=rtol, atol=atol, scale=inputs.magnitude())
         if mismatch is None and actual.stray_writes:
@@ -76,12 +87,12 @@ def python_verdict(inputs, function, expected, actual, rtol, atol) -> str:
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
-            python = inputs.call(function)
-    except Exception as error:
-        return f"unknown ({type(error).__name__}: {error})"
+            python = inputs.outcome(function)
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
+    if python.exception_type == "TimeoutError":
+        return f"unknown ({python.raised})"
     scale = inputs.magnitude()
     kpc_ok = compare_outcomes(python, actual, rtol=rtol, atol=atol, scale=scale, check_dtype=False) is None
     numba_ok = compare_outcomes(python, expected, rtol=rtol, atol=atol, scale=scale, check_dtype=False) is None
