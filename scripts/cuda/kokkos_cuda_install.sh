@@ -38,6 +38,8 @@ trap 'rm -rf "$work"' EXIT
 echo "kokkos_cuda_install: unpacking Kokkos from $sdist"
 tar xzf "$sdist" -C "$work" --wildcards '*/external/kokkos/*'
 src=$(echo "$work"/*/external/kokkos)
+# The same <cstdint> patch as scripts/bootstrap.sh: its host-only sources need it with GCC >= 13.
+patch --quiet --forward -p1 -d "$src/../.." < "$here/../patches/kokkos-3.4.01-gcc13-cstdint.patch"
 
 shims="$prefix/share/kpc-shims"
 mkdir -p "$shims"
