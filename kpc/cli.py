@@ -854,8 +854,9 @@ def run_fuzz(args: argparse.Namespace) -> int:
     from kpc.fuzz.campaign import run_campaign
     from kpc.fuzz.expressions import FuzzOptions
 
-    if args.kernels < 1 or args.batch < 1:
-        print("kpc fuzz: error: --kernels and --batch must be at least 1", file=sys.stderr)
+    if args.kernels < 1 or args.batch < 1 or args.seed < 0:
+        print("kpc fuzz: error: --kernels and --batch must be at least 1, --seed at least 0 "
+              "(it is part of the kernels' names)", file=sys.stderr)
         return 2
     options = FuzzOptions(numpy=not args.no_numpy, float_division_by_zero=not args.no_division_by_zero,
                           broadcast_size_one=not args.no_broadcast)

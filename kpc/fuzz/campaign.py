@@ -3,12 +3,17 @@
 ``run_campaign(kernels=2000, seed=1, batch=50, out="fuzz_out")`` writes, under ``out``:
 ``modules/`` (every generated module), ``build/`` (kpc's drop-in modules), ``repro/`` (one
 standalone file per mismatching or crashing kernel, with its ``KPC_CASES`` and the failure in
-its docstring: ``kpc check repro/<kernel>.py`` replays it) and ``summary.json``. A module
+its docstring: ``kpc check repro/<kernel>.py`` replays it) and ``summary.json``. Campaigns run
+side by side with different seeds and ``out`` folders, sharing one ``KPC_CACHE_DIR``: every
+file a campaign writes is under its ``out`` (kernel and module names carry the seed), and
+kpc's build cache takes concurrent builders. A module
 whose C++ does not compile is bisected down to the kernels that break it; those are crashes,
 the rest is rebuilt and checked.
 
 >>> Tally(kernels=3, matched=2, kept={"while": 1}).line()
 '3 kernels: 2 matched, 1 kept as Numba (while: 1), 0 mismatches, 0 crashes'
+>>> Tally(kernels=2, matched=2, raised={"ZeroDivisionError": 1}).line()
+'2 kernels: 2 matched (1 raising as Numba does: ZeroDivisionError: 1), 0 kept as Numba, 0 mismatches, 0 crashes'
 """
 
 from __future__ import annotations
@@ -28,10 +33,12 @@ from kpc.fuzz.module import GeneratedModule, generate_module
 @dataclass
 class Tally:
     """Counts of a campaign and the failing kernels (``failures``: dicts with kernel, status,
-    message, reproducer path)."""
+    message, reproducer path); ``raised``: matched kernels that raised on some input, as Numba
+    did, by exception type."""
 
     kernels: int = 0
     matched: int = 0
+    raised: dict = field(default_factory=dict)
     kept: dict = field(default_factory=dict)
     mismatches: int = 0
     crashes: int = 0
@@ -40,17 +47,22 @@ class Tally:
 
     def line(self) -> str:
         kept = sum(self.kept.values())
-        reasons = ", ".join(f"{reason}: {count}" for reason, count in sorted(self.kept.items(), key=lambda kv: -kv[1]))
-        text = (f"{self.kernels} kernels: {self.matched} matched, {kept} kept as Numba"
+        reasons = counts(self.kept)
+        raised = f" ({sum(self.raised.values())} raising as Numba does: {counts(self.raised)})" if self.raised else ""
+        text = (f"{self.kernels} kernels: {self.matched} matched{raised}, {kept} kept as Numba"
                 f"{f' ({reasons})' if reasons else ''}, {self.mismatches} mismatches, {self.crashes} crashes")
         if self.invalid:
             text += f"; {self.invalid} not valid under Numba (fuzzer bugs)"
         return text
 
     def to_dict(self) -> dict:
-        return {"kernels": self.kernels, "matched": self.matched, "kept_as_numba": self.kept,
+        return {"kernels": self.kernels, "matched": self.matched, "raised": self.raised, "kept_as_numba": self.kept,
                 "mismatches": self.mismatches, "crashes": self.crashes, "invalid": self.invalid,
                 "failures": self.failures}
+
+
+def counts(by_name: dict) -> str:
+    return ", ".join(f"{name}: {count}" for name, count in sorted(by_name.items(), key=lambda kv: -kv[1]))
 
 
 def run_campaign(kernels: int, seed: int, batch: int, out, options: FuzzOptions = FuzzOptions(),
@@ -68,9 +80,18 @@ def run_campaign(kernels: int, seed: int, batch: int, out, options: FuzzOptions 
         fuzz_module(module, out, space, tally, log)
         log(f"module {index} ({time.perf_counter() - started:.0f} s): {tally.line()}")
         index += 1
-    with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as handle:
-        json.dump({"seed": seed, "batch": batch, "space": space, **tally.to_dict()}, handle, indent=1)
+    write_atomically(os.path.join(out, "summary.json"),
+                     json.dumps({"seed": seed, "batch": batch, "space": space, **tally.to_dict()}, indent=1))
     return tally
+
+
+def write_atomically(path: str, text: str) -> None:
+    """Write ``path`` through a temporary file of this process, so a reader (or a campaign started
+    by mistake on the same ``--out``) never sees half a file."""
+    temporary = f"{path}.{os.getpid()}.tmp"
+    with open(temporary, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(temporary, path)
 
 
 def fuzz_module(module: GeneratedModule, out: str, space: str, tally: Tally, log) -> None:
@@ -95,6 +116,8 @@ def fuzz_module(module: GeneratedModule, out: str, space: str, tally: Tally, log
         status = result["status"]
         if status == "ok":
             tally.matched += 1
+            for exception in result.get("raised", []):
+                tally.raised[exception] = tally.raised.get(exception, 0) + 1
             continue
         message = f"[{result.get('variant', '')}] {result.get('message', '')}"
         if result.get("python"):
@@ -122,8 +145,7 @@ def record(tally: Tally, module: GeneratedModule, out: str, name: str, status: s
         tally.crashes += 1
     note = f"{status}: {message}\n\nReplay: kpc check {name}.py"
     path = os.path.join(out, "repro", f"{name}.py")
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write(module.source([name], note=note))
+    write_atomically(path, module.source([name], note=note))
     tally.failures.append({"kernel": name, "kind": module.kernel(name).kind, "status": status,
                            "message": message, "reproducer": path})
 
@@ -132,8 +154,7 @@ def module_path(module: GeneratedModule, out: str, names) -> str:
     """Write the module holding ``names``; its path (one file per distinct subset)."""
     suffix = "" if len(names) == len(module.kernels) else f"_{len(names)}of{len(module.kernels)}_{names[0]}"
     path = os.path.join(out, "modules", f"fz{module.seed}_{module.index}{suffix}.py")
-    with open(path, "w", encoding="utf-8") as handle:
-        handle.write(module.source(names))
+    write_atomically(path, module.source(names))
     return path
 
 

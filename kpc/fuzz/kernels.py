@@ -289,7 +289,8 @@ class KernelGenerator:
         if var.exact:
             sub.vars = [v for v in scope.vars if v.exact]
         e = self.expr.expression(sub, 2, "int64" if var.type == "int64" else "float")
-        if not e.exact and var.exact:
+        if not e.exact and var.exact:  # a new local instead: a branch must not stay empty
+            self._stmt_assign(w, scope, ctx)
             return
         e = squash(e, var.bound)
         if e.bound > var.bound:  # squash keeps at least 1

@@ -53,6 +53,7 @@ def check_kernel(case, reference, target, python) -> dict:
     Raising is part of the result: both sides raising the same exception type match, one
     raising where the other returns is a mismatch (``ZeroDivisionError`` against inf)."""
     runs = 0
+    raised = set()
     for variant in default_selection(case):
         inputs = make_inputs(case, variant.dtype, variant.sizes, variant.layout)
         rtol, atol = case.tolerance(variant.dtype)
@@ -66,6 +67,8 @@ def check_kernel(case, reference, target, python) -> dict:
         if actual.raised and not expected.raised and actual.exception_type not in SEMANTIC_EXCEPTIONS:
             return {"status": "crash", "variant": variant.label, "message": actual.raised}
         runs += 1
+        if expected.raised:
+            raised.add(expected.exception_type)
         mismatch = compare_outcomes(expected, actual, rtol=rtol, atol=atol, scale=inputs.magnitude())
         if mismatch is None and actual.stray_writes:
             mismatch = f"stray writes: {', '.join(actual.stray_writes)}"
@@ -73,7 +76,7 @@ def check_kernel(case, reference, target, python) -> dict:
             result = {"status": "mismatch", "variant": variant.label, "message": str(mismatch)}
             result["python"] = python_verdict(inputs, getattr(python, case.kernel), expected, actual, rtol, atol)
             return result
-    return {"status": "ok", "runs": runs}
+    return {"status": "ok", "runs": runs, "raised": sorted(raised)}
 
 
 def python_verdict(inputs, function, expected, actual, rtol, atol) -> str:
