@@ -601,6 +601,7 @@ class KernelGenerator:
         rank = rng.choice((1, 2, 2, 3))
         axes = ("n", "m", "k")[-rank:]
         stretched = []   # size names that are 1 or their axis' extent, per size assignment
+        full = set()     # axes some operand has at their full extent
         arrays = []
         for position, array in enumerate(self.arrays(dtype, ("a", "b", "c"), ())):
             own = rank if position == 0 else rng.randint(1, rank)
@@ -613,9 +614,12 @@ class KernelGenerator:
                     stretched.append((f"{axis}_{array.name}", axis))
                     dims.append(stretched[-1][0])
                 else:
+                    full.add(axis)
                     dims.append(axis)
             arrays.append(ArrayRef(array.name, array.dtype, tuple(dims), array.bound))
         form = rng.choice(("return", "sum", "extreme", "store", "mixed"))
+        if form == "store":
+            full.update(axes)
         e = self.expr.array_expression(arrays, "", 3)
         w = Writer()
         w.line("@njit")
@@ -636,14 +640,15 @@ class KernelGenerator:
                 w.line(f"s = np.sum(t) / {rng.choice((300.0, 1000.0))}")
                 w.line("return t * s + 1.0")
         out = [ArrayRef("out", rng.choice((dtype, "float64")), axes, 2.0)] if form == "store" else []
-        case = {"args": self.array_args(arrays + out), "sizes": self.broadcast_sizes(axes, stretched, form)}
+        case = {"args": self.array_args(arrays + out), "sizes": self.broadcast_sizes(axes, stretched, full, form)}
         if out:
             case["writes"] = ["out"]
         return w.text(), case
 
-    def broadcast_sizes(self, axes: tuple, stretched: list, form: str) -> list:
+    def broadcast_sizes(self, axes: tuple, stretched: list, full: set, form: str) -> list:
         """Size assignments of a broadcasting kernel: a stretched extent alternates between 1 and its
-        axis' extent; now and then one is neither, and NumPy's ValueError is the expected result."""
+        axis' extent; now and then one is neither against an operand of ``full`` extent there, and
+        NumPy's ValueError is the expected result."""
         rng = self.rng
         minimum = 1 if form == "extreme" else 0  # max/min of an empty array raise
         extents = [[max(minimum, 0)] + [3] * (len(axes) - 1), [1] * len(axes),
@@ -655,8 +660,9 @@ class KernelGenerator:
             for k, (name, axis) in enumerate(stretched):
                 assignment[name] = 1 if (row + k + offset) % 2 else assignment[axis]
             sizes.append(assignment)
-        if stretched and rng.random() < 0.15:
-            name, axis = rng.choice(stretched)
+        clashing = [(name, axis) for name, axis in stretched if axis in full]
+        if clashing and rng.random() < 0.15:
+            name, axis = rng.choice(clashing)
             incompatible = dict(sizes[-1])
             incompatible[name] = incompatible[axis] + 1
             sizes.append(incompatible)

@@ -1,5 +1,6 @@
 """The differential fuzzer: generated kernels are valid and deterministic, failures leave a
-standalone reproducer, and a small fixed-seed campaign agrees with Numba everywhere."""
+standalone reproducer, and a small fixed-seed campaign (with broadcasting operands and
+divisors that are zero for some inputs) agrees with Numba everywhere, exceptions included."""
 
 from __future__ import annotations
 
@@ -12,12 +13,20 @@ import pytest
 from kpc.api import load_module
 from kpc.check.spec import load_cases
 from kpc.fuzz.campaign import Tally, record, run_campaign
+from kpc.fuzz.expressions import FuzzOptions
 from kpc.fuzz.module import generate_module
 
 REPO = Path(__file__).resolve().parent.parent.parent
 
-# The fixed-seed campaign of the suite: 2 modules (2 C++ compiles) of 15 kernels.
-SEED, KERNELS, BATCH = 20261124, 30, 15
+# The fixed-seed campaign of the suite: 2 modules (2 C++ compiles) of 15 kernels, among them
+# NumPy expressions broadcasting size-1 extents and divisions that raise ZeroDivisionError.
+SEED, KERNELS, BATCH = 20261134, 30, 15
+
+
+def broadcasts(kernel) -> bool:
+    """Whether an array argument of ``kernel`` has an extent that is 1 (always or at run time)."""
+    shapes = [a["shape"] for a in kernel.case["args"].values() if isinstance(a, dict) and a["kind"] == "array"]
+    return any(d == 1 or (isinstance(d, str) and "_" in d) for shape in shapes for d in shape)
 
 
 def test_same_seed_same_kernels_and_other_seed_other_kernels():
@@ -51,11 +60,32 @@ def test_a_failure_writes_a_standalone_reproducer_with_only_its_kernel(tmp_path)
     assert defined == {name} | {h.name for h in module.helpers.closure(module.kernel(name).helpers)}
 
 
+def test_broadcasting_and_zero_divisors_are_on_by_default_and_can_be_turned_off():
+    kernels = [k for index in range(2) for k in generate_module(SEED, index, BATCH).kernels]
+    assert sum(map(broadcasts, kernels)) >= 3
+    assert any(" / " in k.source and "prange" not in k.source and k.kind != "numpy" for k in kernels)
+    plain = FuzzOptions(float_division_by_zero=False, broadcast_size_one=False)
+    kernels = [k for index in range(4) for k in generate_module(SEED, index, BATCH, plain).kernels]
+    assert not any(map(broadcasts, kernels))
+
+
+def test_broadcast_sizes_stretch_an_extent_to_1_and_back(tmp_path):
+    module = generate_module(SEED, 0, BATCH)
+    path = tmp_path / "m.py"
+    path.write_text(module.source())
+    for kernel in filter(broadcasts, module.kernels):
+        case = load_cases(path).cases[kernel.name]
+        for name in {d for p in case.arrays for d in p.shape if isinstance(d, str) and "_" in d}:
+            axis = name.split("_")[0]
+            assert {s[name] == 1 for s in case.sizes if s[axis] > 1} == {True, False}, (name, case.sizes)
+
+
 @pytest.mark.compile
 def test_fixed_seed_campaign_matches_numba(tmp_path):
     os.environ.setdefault("KPC_CACHE_DIR", str(REPO / ".kpc-cache"))
     tally = run_campaign(KERNELS, SEED, BATCH, tmp_path, log=lambda line: None)
     assert tally.kernels == KERNELS
+    assert tally.raised.get("ZeroDivisionError", 0) >= 1, tally.line()
     assert tally.mismatches == 0 and tally.crashes == 0 and tally.invalid == 0, "\n".join(
         f"{f['status']} {f['kernel']}: {f['message']}\n{Path(f['reproducer']).read_text()}" for f in tally.failures)
     assert tally.matched >= KERNELS // 2, tally.line()
