@@ -33,3 +33,21 @@ def test_crashing_target_is_a_failure_not_an_error():
 
     report = check_file(path, types.SimpleNamespace(sum2d=boom), target="boom")
     assert report.failures and "TypeError: bad parameter 'a'" in report.failures[0].message
+
+
+def test_a_target_raising_as_numba_does_passes_and_returning_instead_fails(tmp_path):
+    path = tmp_path / "inverse.py"
+    path.write_text(
+        "from numba import njit\n\n\n@njit\ndef inverse(a):\n    s = 0.0\n"
+        "    for i in range(a.shape[0]):\n        s += 1.0 / i\n    return s\n\n\n"
+        "KPC_CASES = {'inverse': {'args': {'a': ('n',)}, 'sizes': [{'n': 0}, {'n': 3}]}}\n")
+
+    def inverse(a):
+        if a.shape[0]:
+            raise ZeroDivisionError("division by zero")
+        return 0.0
+
+    assert check_file(path, types.SimpleNamespace(inverse=inverse), target="python").ok
+    report = check_file(path, types.SimpleNamespace(inverse=lambda a: float("inf") if a.shape[0] else 0.0))
+    assert [f.variant for f in report.failures] == ["float64-n=3-C"]
+    assert "expected 'ZeroDivisionError: division by zero', got 'no exception'" in report.failures[0].message
