@@ -88,6 +88,17 @@ case $kokkos_status in
                 exit 1
             fi
         done
+        # A compiler whose libstdc++ exists only as a static archive (a relocated
+        # GCC such as /opt/gcc: `c++ -print-file-name=libstdc++.so` prints a bare
+        # name) links a private copy of libstdc++ into libkokkoscore.so and exports
+        # its std:: symbols; next to the interpreter's shared libstdc++ the two
+        # copies mix and Kokkos::initialize segfaults in its first `ostream << long`.
+        # Keeping the archive's symbols local to the library avoids that.
+        libstdcxx=$("${CXX:-c++}" -print-file-name=libstdc++.so 2> /dev/null || true)
+        if [ -n "$libstdcxx" ] && [ "${libstdcxx#*/}" = "$libstdcxx" ]; then
+            say "  ${CXX:-c++} has no shared libstdc++: linking Kokkos with -Wl,--exclude-libs,ALL"
+            pykokkos_base_setup_args="$pykokkos_base_setup_args -DCMAKE_SHARED_LINKER_FLAGS=-Wl,--exclude-libs,ALL"
+        fi
         # --no-cache-dir: pip's wheel cache ignores PYKOKKOS_BASE_SETUP_ARGS, so it
         # would hand back a wheel built elsewhere with other options.
         PYKOKKOS_BASE_SETUP_ARGS="$pykokkos_base_setup_args -Dpybind11_DIR=$pybind11_dir" \

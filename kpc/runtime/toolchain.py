@@ -35,7 +35,7 @@ RECIPE_DIR = Path(__file__).resolve().parent
 """Folder of the CMakeLists.txt used for probing and for building modules with CMake."""
 
 # Bump when the probe's output or its interpretation changes, to invalidate caches.
-PROBE_FORMAT = 2
+PROBE_FORMAT = 3
 
 # Flags kpc adds to every module, before the ones Kokkos and pybind11 require.
 # -fvisibility=hidden is what pybind11 recommends for extension modules.
@@ -290,6 +290,8 @@ def _toolchain_from_reply(facts: dict, target: dict, install: KokkosInstall, cma
         link_flags += shlex.split(fragment["fragment"])
     if device_arrays.has_cuda(install):
         link_flags = list(device_arrays.cuda_link_flags(link_flags))
+    if has_static_libstdcxx_only(facts["cxx_compiler"]) and HIDE_STATIC_LIBS not in link_flags:
+        link_flags.append(HIDE_STATIC_LIBS)
     return Toolchain(
         compiler=facts["cxx_compiler"],
         compiler_id=facts["cxx_compiler_id"],
@@ -303,6 +305,29 @@ def _toolchain_from_reply(facts: dict, target: dict, install: KokkosInstall, cma
         kokkos_version=install.version,
         cmake=cmake,
     )
+
+
+HIDE_STATIC_LIBS = "-Wl,--exclude-libs,ALL"
+"""Linker flag that keeps the symbols of static archives (libstdc++.a) local to a module."""
+
+
+def has_static_libstdcxx_only(compiler: str) -> bool:
+    """Whether GCC ``compiler`` links libstdc++ from a static archive only.
+
+    A relocated GCC (e.g. ``/opt/gcc``) without ``libstdc++.so`` puts a private copy of
+    libstdc++ into every shared object it links, with its ``std::`` symbols exported; next
+    to the interpreter's shared libstdc++ (or Kokkos' own copy) the copies mix, and Kokkos
+    crashes in its first stream output. Such a compiler answers ``-print-file-name`` with
+    a bare name instead of a path. Compilers that do not know the option (nvcc) say no.
+    """
+    try:
+        found = subprocess.run(
+            [compiler, "-print-file-name=libstdc++.so"], capture_output=True, text=True, timeout=30
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    answer = found.stdout.strip()
+    return found.returncode == 0 and answer == "libstdc++.so"
 
 
 def _standard_number(flag: str) -> int:

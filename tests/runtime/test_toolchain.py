@@ -141,3 +141,16 @@ def test_the_cxx_standard_is_kpc_own_or_kokkos_own_if_higher(toolchain):
 def test_first_error_lines_start_at_the_first_error():
     output = "In file included from a.cpp:1:\nb.hpp:3:1: error: boom\n  3 | x\nnote: here\n"
     assert first_error_lines(output, limit=2) == ["b.hpp:3:1: error: boom", "  3 | x"]
+
+
+def test_a_compiler_with_only_a_static_libstdcxx_links_it_hidden(tmp_path, toolchain):
+    """A relocated GCC without libstdc++.so (the GPU machine's /opt/gcc) would export a private
+    libstdc++ copy from every module; kpc then links with -Wl,--exclude-libs,ALL."""
+    fake = tmp_path / "g++"
+    fake.write_text("#!/bin/sh\necho libstdc++.so\n")
+    fake.chmod(0o755)
+    assert toolchain_module.has_static_libstdcxx_only(str(fake))
+    assert not toolchain_module.has_static_libstdcxx_only(str(tmp_path / "missing-compiler"))
+    # This machine's compiler has the shared library: no extra flag.
+    assert not toolchain_module.has_static_libstdcxx_only(toolchain.compiler)
+    assert toolchain_module.HIDE_STATIC_LIBS not in toolchain.link_flags

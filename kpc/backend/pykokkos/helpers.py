@@ -71,6 +71,19 @@ WRITE_BACK = "_write_back"
 PASSED_CUPY = "_passed_cupy"
 RETURNED = "_returned"
 READ = "_read"
+BROADCAST = "_broadcast"
+
+# lower-numpy's broadcast check of an array expression, run on the host in either space.
+BROADCAST_HELPER = f'''def {BROADCAST}(target, *shapes):
+    """NumPy's check of an element-wise expression: ValueError when the operands' shapes do not
+    broadcast together or, for a store (``target`` not None), into the stored shape.
+
+    A slice's computed extent below 0 (``x[2:]`` of a 1-element axis) is an empty axis.
+    """
+    shapes = [tuple(max(extent, 0) for extent in shape) for shape in shapes]
+    result = np.broadcast_shapes(*shapes)
+    if target is not None:
+        np.broadcast_to(np.broadcast_to(np.empty(()), result), tuple(max(extent, 0) for extent in target))'''
 
 HOST_HELPERS = {
     AS_VIEW: f'''def {AS_VIEW}(name, array, dtype, ndim):
@@ -90,6 +103,7 @@ HOST_HELPERS = {
     """Copy what the kernel wrote into a converted argument back into the caller's array."""
     if used is not original:
         original[...] = used''',
+    BROADCAST: BROADCAST_HELPER,
 }
 
 
@@ -123,6 +137,7 @@ CUDA_HOST_HELPERS = {
     READ: f'''def {READ}(element):
     """An element of a device array read by serial host code, as the NumPy scalar Numba's code sees."""
     return element.get()[()]''',
+    BROADCAST: BROADCAST_HELPER,
 }
 
 CUPY_IMPORT = '''try:

@@ -24,7 +24,7 @@ from kpc.ir.types import SCALARS, UNKNOWN, ArrayType, DTypeType, NoneType, Scala
 
 from . import spelling
 from .bounds import is_extent
-from .helpers import PASSED_CUPY, READ, RETURNED
+from .helpers import BROADCAST, PASSED_CUPY, READ, RETURNED
 from .unsupported import Unsupported, loc_of
 
 _PREC = {
@@ -206,11 +206,11 @@ class HostCode:
             if e.func in ("min", "max", "abs", "len", "int", "float", "bool", "round"):
                 return f"{e.func}({', '.join(args)})", _ATOM
             # lower-numpy's broadcast checks: NumPy raises the ValueError.
-            if e.func == "broadcast_operands":
-                return f"np.broadcast_shapes({', '.join(args)})", _ATOM
-            if e.func == "broadcast_into":
-                value = f"np.broadcast_to(np.empty(()), np.broadcast_shapes({', '.join(args[1:])}))"
-                return f"np.broadcast_to({value}, {args[0]})", _ATOM
+            if e.func in ("broadcast_operands", "broadcast_into"):
+                self.helpers.add(BROADCAST)
+                target = args[0] if e.func == "broadcast_into" else "None"
+                shapes = args[1:] if e.func == "broadcast_into" else args
+                return f"{BROADCAST}({', '.join([target] + shapes)})", _ATOM
             raise Unsupported(f"builtin '{e.func}'", loc_of(e))
         name = e.func.split(".")[-1]
         if e.kind == "numpy" and not e.func.startswith(".") and name in HOST_NUMPY:

@@ -72,6 +72,18 @@ def _write_back(original, used):
         original[...] = used.get() if isinstance(original, np.ndarray) else used
 
 
+def _broadcast(target, *shapes):
+    """NumPy's check of an element-wise expression: ValueError when the operands' shapes do not
+    broadcast together or, for a store (``target`` not None), into the stored shape.
+
+    A slice's computed extent below 0 (``x[2:]`` of a 1-element axis) is an empty axis.
+    """
+    shapes = [tuple(max(extent, 0) for extent in shape) for shape in shapes]
+    result = np.broadcast_shapes(*shapes)
+    if target is not None:
+        np.broadcast_to(np.broadcast_to(np.empty(()), result), tuple(max(extent, 0) for extent in target))
+
+
 _numba_source = None
 
 
@@ -186,9 +198,9 @@ def logistic_regression(Y, X, w, iterations):
         tmp1 = cp.empty((ext1,), dtype=np.float64)
         bs3 = 0 if X.shape[1] == 1 else 1
         if 0 < iterations:
-            np.broadcast_shapes((Y.shape[0],), (X.shape[0],))
-            np.broadcast_shapes((ext0,), (Y.shape[0],))
-            np.broadcast_to(np.broadcast_to(np.empty(()), np.broadcast_shapes((X.shape[1],))), (w_c.shape[0],))
+            _broadcast(None, (Y.shape[0],), (X.shape[0],))
+            _broadcast(None, (ext0,), (Y.shape[0],))
+            _broadcast((w_c.shape[0],), (X.shape[1],))
         for i in range(iterations):
             pk.parallel_for(
                 pk.RangePolicy(pk.Cuda, 0, X.shape[0]),
@@ -233,7 +245,7 @@ def log_loss(Y, X, w):
         w=w,
         tmp0=tmp0,
     )
-    np.broadcast_shapes((Y.shape[0],), (X.shape[0],))
+    _broadcast(None, (Y.shape[0],), (X.shape[0],))
     ext0 = X.shape[0] if Y.shape[0] == 1 else Y.shape[0]
     bs0 = 0 if Y.shape[0] == 1 else 1
     bs1 = 0 if X.shape[0] == 1 else 1
