@@ -51,9 +51,18 @@ else
     declare -A cuda_archs=([70]=VOLTA70 [75]=TURING75 [80]=AMPERE80 [86]=AMPERE86 [89]=ADA89
                            [90]=HOPPER90 [100]=BLACKWELL100 [120]=BLACKWELL120)
     options+=(-DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON -DKokkos_ENABLE_CUDA_CONSTEXPR=ON
-              "-DKokkos_ARCH_${cuda_archs[$cap]:-HOPPER90}=ON" "-DCMAKE_CXX_FLAGS=-arch=sm_$cap"
-              "-DCMAKE_CXX_COMPILER=$src/bin/nvcc_wrapper")
+              "-DKokkos_ARCH_${cuda_archs[$cap]:-HOPPER90}=ON" "-DCMAKE_CXX_FLAGS=-arch=sm_$cap")
     spaces="CUDA sm_$cap, $spaces"
+    # Kokkos 4.6 predates CUDA 13's API changes: build a patched copy (the patch says why).
+    cuda_major=$(nvcc --version | sed -n 's/.*release \([0-9]*\)\..*/\1/p')
+    if [ "${cuda_major:-0}" -ge 13 ] && [[ "$version" == 4.6.* ]]; then
+      patched=$prefix.src
+      rm -rf "$patched" && cp -r "$src" "$patched"
+      say "CUDA $cuda_major: patching a copy ($patched) with scripts/patches/kokkos-4.6-cuda13.patch"
+      patch --quiet --forward -p1 -d "$patched" < "$repo/scripts/patches/kokkos-4.6-cuda13.patch" || exit 1
+      src=$patched
+    fi
+    options+=("-DCMAKE_CXX_COMPILER=$src/bin/nvcc_wrapper")
   fi
   generator=()
   command -v ninja > /dev/null && generator=(-G Ninja)
