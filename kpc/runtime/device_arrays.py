@@ -19,6 +19,11 @@ from pathlib import Path
 from typing import Optional
 
 _COMPILER_LINE = re.compile(r'SET\(\s*Kokkos_CXX_COMPILER\s+"([^"]*)"', re.IGNORECASE)
+_CUDA_ARCHITECTURES_LINE = re.compile(r"SET\(\s*Kokkos_CUDA_ARCHITECTURES\s+\"?(\d+)", re.IGNORECASE)
+_ARCH_LINE = re.compile(r"SET\(\s*Kokkos_ARCH\s+\"?([^)\"]*)", re.IGNORECASE)
+# Kokkos_ARCH names of NVIDIA GPUs end in their compute capability (AMPERE80, HOPPER90).
+_GPU_ARCH_NAME = re.compile(r"^(?:KEPLER|MAXWELL|PASCAL|VOLTA|TURING|AMPERE|ADA|HOPPER|BLACKWELL)(\d+)$",
+                            re.IGNORECASE)
 
 
 def has_cuda(install) -> bool:
@@ -40,7 +45,30 @@ def probe_arguments(install) -> list:
     if not has_cuda(install):
         return []
     compiler = kokkos_cxx_compiler(install)
-    return ["-DKPC_CUDA=ON"] + ([f"-DCMAKE_CXX_COMPILER={compiler}"] if compiler else [])
+    arguments = ["-DKPC_CUDA=ON"] + ([f"-DCMAKE_CXX_COMPILER={compiler}"] if compiler else [])
+    architecture = cuda_architecture(install)
+    if compiler and is_nvcc_wrapper(compiler) and architecture:
+        # CMake's compiler check runs the bare wrapper, whose default architecture (sm_70 in
+        # Kokkos 4.6) CUDA 13 no longer supports: give it the install's own.
+        arguments.append(f"-DCMAKE_CXX_FLAGS=-arch={architecture}")
+    return arguments
+
+
+def cuda_architecture(install) -> Optional[str]:
+    """``sm_NN`` of the GPU the Kokkos ``install`` was built for, from its CMake config
+    (``Kokkos_CUDA_ARCHITECTURES`` in 4.x, else the GPU entry of ``Kokkos_ARCH``)."""
+    texts = [path.read_text(errors="replace") for path in sorted(Path(install.cmake_dir).glob("KokkosConfig*.cmake"))]
+    for text in texts:
+        match = _CUDA_ARCHITECTURES_LINE.search(text)
+        if match:
+            return f"sm_{match.group(1)}"
+    for text in texts:
+        for match in _ARCH_LINE.finditer(text):
+            for name in re.split(r"[;\s]+", match.group(1)):
+                gpu = _GPU_ARCH_NAME.match(name.strip())
+                if gpu:
+                    return f"sm_{gpu.group(1)}"
+    return None
 
 
 def is_nvcc_wrapper(compiler: str) -> bool:

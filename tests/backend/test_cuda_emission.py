@@ -105,6 +105,28 @@ def test_compiler_of_a_cuda_kokkos_comes_from_its_cmake_config(tmp_path):
     assert device_arrays.probe_arguments(Install) == []
 
 
+def test_probe_gives_nvcc_wrapper_the_installs_gpu_architecture(tmp_path):
+    """Kokkos 4 records the architecture number; 3.x only the Kokkos_ARCH names."""
+    cmake_dir = tmp_path / "lib" / "cmake" / "Kokkos"
+    cmake_dir.mkdir(parents=True)
+    config = cmake_dir / "KokkosConfigCommon.cmake"
+
+    class Install:
+        backends = ("Cuda", "OpenMP", "Serial")
+
+    Install.cmake_dir = cmake_dir
+    config.write_text('set(Kokkos_CXX_COMPILER "/k/bin/nvcc_wrapper")\nset(Kokkos_ARCH HOPPER90)\n'
+                      'if(Kokkos_ENABLE_CUDA)\n  set(Kokkos_CUDA_ARCHITECTURES 90)\nendif()\n')
+    assert device_arrays.cuda_architecture(Install) == "sm_90"
+    assert device_arrays.probe_arguments(Install)[-1] == "-DCMAKE_CXX_FLAGS=-arch=sm_90"
+    config.write_text('SET(Kokkos_CXX_COMPILER "/k/bin/kpc_nvcc_wrapper")\nSET(Kokkos_ARCH "SKX;AMPERE80")\n')
+    assert device_arrays.cuda_architecture(Install) == "sm_80"
+    assert device_arrays.probe_arguments(Install)[-1] == "-DCMAKE_CXX_FLAGS=-arch=sm_80"
+    config.write_text('SET(Kokkos_CXX_COMPILER "/usr/bin/clang++")\nSET(Kokkos_ARCH "ZEN3")\n')
+    assert device_arrays.cuda_architecture(Install) is None
+    assert device_arrays.probe_arguments(Install) == ["-DKPC_CUDA=ON", "-DCMAKE_CXX_COMPILER=/usr/bin/clang++"]
+
+
 def test_include_and_link_flags_through_nvcc_wrapper():
     assert device_arrays.include_flags(["/a"], "/x/bin/kpc_nvcc_wrapper") == ["-I/a"]
     assert device_arrays.include_flags(["/a"], "/usr/bin/g++") == ["-isystem", "/a"]
