@@ -856,6 +856,8 @@ class ElementLowering:
             return lambda x: b.builtin("abs", [x], dtype)
         if name in ("maximum", "fmax", "minimum", "fmin"):
             func = "max" if name in ("maximum", "fmax") else "min"
+            if dtype.is_float:
+                return lambda x, y: self.nan_aware_extreme(name, b.cast(x, dtype), b.cast(y, dtype), dtype)
             return lambda x, y: b.builtin(func, [b.cast(x, dtype), b.cast(y, dtype)], dtype)
         if name == "sign":
             def sign(x):
@@ -928,6 +930,12 @@ class ElementLowering:
             return self.b.math("np.sqrt", [total], call.type)
         if call.kind == "numpy" and not has_array_arg and (name in REDUCTIONS or name in ("where", "clip")):
             return self.scalar_form(name, call, pre)
+        if name in ("maximum", "minimum", "fmax", "fmin") and not has_array_arg and len(call.args) == 2:
+            # NumPy's NaN rules, not Python's min/max (kept for integers).
+            args = [self.b.cast(self.scalar(a, pre), call.type) for a in call.args]
+            if call.type.is_float:
+                return self.nan_aware_extreme(name, *args, call.type)
+            return self.b.builtin("max" if name in ("maximum", "fmax") else "min", args, call.type)
         if call.kind != "numpy":
             if has_array_arg and call.func in ("min", "max", "sum"):
                 self.fail(f"builtin `{call.func}` over an array (use np.{call.func})", call)
@@ -1198,6 +1206,16 @@ class ElementLowering:
 
     # ----------------------------------------------------------------- reductions
 
+    def nan_aware_extreme(self, name, x, y, dtype) -> n.Expr:
+        """NumPy's ``maximum(x, y)``: ``x if x >= y or x != x else y`` (a NaN either side is
+        the result); ``fmax``: ``x if x >= y or y != y else y`` (a NaN loses to a number);
+        ``minimum``/``fmin`` with ``<=``."""
+        compare = n.Compare(">=" if name in ("maximum", "fmax") else "<=", x, y, BOOL, self.loc)
+        nan_side = clone(x) if name in ("maximum", "minimum") else clone(y)
+        is_nan = n.Compare("!=", nan_side, clone(nan_side), BOOL, self.loc)
+        test = n.BoolOp("or", [compare, is_nan], BOOL, self.loc)
+        return n.IfExp(test, clone(x), clone(y), dtype, self.loc)
+
     def reduction_init(self, op, dtype, first):
         if op in ("sum", "mean", "count", "var", "std"):
             return self.b.const(0, dtype)
@@ -1207,7 +1225,36 @@ class ElementLowering:
             return self.b.const(False, BOOL)
         if op == "all":
             return self.b.const(True, BOOL)
+        if op in ("min", "max") and dtype.is_float and self.skips_nan():
+            return self.b.const(float("inf") if op == "min" else float("-inf"), dtype)
         return first()
+
+    def skips_nan(self) -> bool:
+        """Numba's ``parallel=True`` lowers ``np.min``/``np.max`` to a parfor reduction from
+        +-inf that skips NaNs (``np.max([nan, 1.0])`` is 1.0, of all NaNs -inf); without it,
+        as NumPy, a NaN anywhere is the result."""
+        return bool(self.function.options.get("parallel"))
+
+    def element_local(self, element, dtype, stmts: list) -> n.Expr:
+        """``element`` as a fresh local (assigned in ``stmts``) when reading it twice would
+        compute it twice."""
+        if isinstance(element, (n.Name, n.Const)) or (
+                isinstance(element, n.Index) and isinstance(element.base, n.Name)):
+            return element
+        local = self.namer.fresh("v", dtype)
+        stmts.append(n.Assign(self.b.name(local, dtype), element, self.loc))
+        return self.b.name(local, dtype)
+
+    def nan_sticky_update(self, op, acc: str, dtype, element, stmts: list) -> n.Stmt:
+        """``acc = e if e > acc or e != e else acc`` (``<`` for min): NumPy's min/max, where
+        the first NaN stays. A serial form: reduction recognition does not see through it."""
+        b = self.b
+        value = self.element_local(b.cast(element, dtype), dtype, stmts)
+        better = n.Compare("<" if op == "min" else ">", value, b.name(acc, dtype), BOOL, self.loc)
+        is_nan = n.Compare("!=", clone(value), clone(value), BOOL, self.loc)
+        test = n.BoolOp("or", [better, is_nan], BOOL, self.loc)
+        return n.Assign(b.name(acc, dtype), n.IfExp(test, clone(value), b.name(acc, dtype), dtype, self.loc),
+                        self.loc)
 
     def reduction_update(self, op, acc: str, dtype, element) -> n.Stmt:
         b = self.b
@@ -1271,14 +1318,30 @@ class ElementLowering:
             return b.cast(value, dtype)
 
         pre.append(n.Assign(b.name(acc, dtype), self.reduction_init(op, dtype, first), self.loc))
+        # NumPy's NaN-propagating min/max as two reductions that stay parallel: the min/max,
+        # and a sum that is NaN when any element is (nan<k> += e if e != e else 0).
+        nans = None
+        if op in ("min", "max") and dtype.is_float and not self.skips_nan():
+            nans = self.namer.fresh("nan", dtype)
+            pre.append(n.Assign(b.name(nans, dtype), b.const(0, dtype), self.loc))
 
         def body(idx):
             stmts = []
             element = source.element(idx, stmts)
+            if nans is not None:
+                element = self.element_local(b.cast(element, dtype), dtype, stmts)
+                is_nan = n.Compare("!=", clone(element), clone(element), BOOL, self.loc)
+                stmts.append(n.AugAssign(b.name(nans, dtype), "+",
+                                         n.IfExp(is_nan, clone(element), b.const(0, dtype), dtype, self.loc),
+                                         loc=self.loc))
             stmts.append(self.reduction_update(op, acc, dtype, element))
             return stmts
 
         pre.extend(self.loop_nest(source.shape, body))
+        if nans is not None:
+            any_nan = n.Compare("!=", b.name(nans, dtype), b.name(nans, dtype), BOOL, self.loc)
+            pre.append(n.Assign(b.name(acc, dtype),
+                                n.IfExp(any_nan, b.name(nans, dtype), b.name(acc, dtype), dtype, self.loc), self.loc))
         if op == "mean":
             count = b.cast(self.size(source.shape), dtype)
             pre.append(n.Assign(b.name(acc, dtype), b.binop("/", b.name(acc, dtype), count, dtype), self.loc))
@@ -1357,6 +1420,15 @@ class ElementLowering:
                 flat = b.add(b.mul(flat, clone(source.shape[d])), clone(idx[d]))
             better = n.Compare("<" if op == "argmin" else ">", element, b.name(best, source.dtype),
                                BOOL, self.loc)
+            if source.dtype.is_float:
+                # NumPy (and Numba, parallel or not): the position of the first NaN.
+                element = self.element_local(element, source.dtype, stmts)
+                better.left = clone(element)
+                first_nan = n.BoolOp("and", [
+                    n.Compare("!=", clone(element), clone(element), BOOL, self.loc),
+                    n.Compare("==", b.name(best, source.dtype), b.name(best, source.dtype), BOOL, self.loc)],
+                    BOOL, self.loc)
+                better = n.BoolOp("or", [better, first_nan], BOOL, self.loc)
             stmts.append(n.If(better, [
                 n.Assign(b.name(best, source.dtype), clone(element), self.loc),
                 n.Assign(b.name(where, INT64), flat, self.loc)], [], self.loc))
@@ -1388,7 +1460,11 @@ class ElementLowering:
 
             body.append(n.Assign(b.name(acc, dtype), self.reduction_init(op, dtype, first), self.loc))
             inner = []
-            inner.append(self.reduction_update(op, acc, dtype, source.element(full, inner)))
+            element = source.element(full, inner)
+            if op in ("min", "max") and dtype.is_float and not self.skips_nan():
+                inner.append(self.nan_sticky_update(op, acc, dtype, element, inner))
+            else:
+                inner.append(self.reduction_update(op, acc, dtype, element))
             body.append(b.loop(k, clone(source.shape[axis]), inner))
             if op == "mean":
                 count = b.cast(clone(source.shape[axis]), dtype)

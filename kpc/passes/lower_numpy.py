@@ -26,10 +26,14 @@ What the emitters get after this pass (``array_level_nodes`` is empty), in full:
   ``prod<k>``, ``min<k>``, ``max<k>``, ``mean<k>``, ``count<k>``, ``any<k>``, ``all<k>``)
   set to its initial value, then a loop nest before the statement that uses it, with
   ``acc += e`` (sum, mean, count), ``acc *= e`` (prod), ``acc = max(acc, e)`` /
-  ``min`` (builtin calls; initial value = the first element), ``acc = acc or e`` /
+  ``min`` (builtin calls; initial value = the first element; for floats, as Numba: without
+  ``parallel=True`` also ``nan<k> += e if e != e else 0`` and then ``acc = nan<k>`` when that
+  is NaN, so any NaN is the result; with it, initial value -inf/+inf, NaNs skipped; along
+  an axis ``acc = e if e > acc or e != e else acc``), ``acc = acc or e`` /
   ``and``; ``mean`` then divides, ``acc = acc / f64(n0 * n1)``; ``var``/``std`` are a mean
   then ``dev<k> = e - mean; acc += dev * dev`` (and ``np.sqrt``); ``argmin``/``argmax``
-  keep ``best<k>`` and the flat C-order position under ``if e > best``; a reduction of a
+  keep ``best<k>`` and the flat C-order position under ``if e > best`` (floats: ``or`` the
+  first NaN, ``e != e and best == best``); a reduction of a
   boolean selection (``x[x > 0].sum()``) updates under ``if mask[...]:``.
 - **Axis reductions and matrix products** (``a.sum(axis=1)``, ``A @ x``, ``x @ A``,
   ``A @ B``): inside the consumer's loop nest, per output element, ``acc = init`` and an
@@ -38,7 +42,9 @@ What the emitters get after this pass (``array_level_nodes`` is empty), in full:
   product) it is computed into a temporary first.
 - **Scalar forms**: a ufunc per element is ``Call(kind="math", func="np.<ufunc>")`` (the
   frontend's spelling of a NumPy ufunc on scalars); ``np.abs``/``minimum``/``maximum``/
-  ``clip`` are builtin ``abs``/``min``/``max``; ``np.power`` is ``**``; ``np.sign``,
+  ``clip`` are builtin ``abs``/``min``/``max`` (on floats, ``np.maximum(x, y)`` is
+  ``x if x >= y or x != x else y`` and ``fmax`` tests ``y != y``: NumPy's NaN rules, on
+  arrays and scalars); ``np.power`` is ``**``; ``np.sign``,
   ``np.where``, ``triu``/``tril``, ``eye`` are ``IfExp``; ``astype`` is ``Cast``;
   ``logical_*`` are ``BoolOp``/``not``; ``np.concatenate``/``stack`` read each element
   from its part through an ``IfExp`` chain; ``cumsum``/``cumprod`` are a serial loop with
@@ -64,7 +70,7 @@ What the emitters get after this pass (``array_level_nodes`` is empty), in full:
 Assumed, as in most NumPy kernels (not checked at run time): Distinct parameters do not share memory
 (a temporary is made only for overlapping views of one array). Slice bounds lie within
 the array; negative constants and ``-k`` count from the end. ``min``/``max`` of an empty
-array is undefined (NumPy raises); ``np.maximum``/``minimum`` order NaNs as ``max``/``min``.
+array is undefined (NumPy raises).
 """
 
 from __future__ import annotations
@@ -111,8 +117,11 @@ class LowerNumpy(Pass):
 
         func @f(x: f64[:] C, out: f64[:] C) -> none   role=entry
           max0: f64 = x[0]
+          nan0: f64 = 0.0
           for i0: i64 in range(0, x.shape[0]):
+            nan0 += x[i0] if x[i0] != x[i0] else 0.0
             max0 = max(max0, x[i0])
+          max0 = nan0 if nan0 != nan0 else max0
           broadcast_into((out.shape[0] - 2,), (x.shape[0] - 2,))
           bs0: i64 = 0 if x.shape[0] - 2 == 1 else 1
           tmp0: f64[:] C = np.empty((max(out.shape[0] - 2, 0),), dtype=np.float64)
@@ -121,7 +130,9 @@ class LowerNumpy(Pass):
           for i2: i64 in range(0, out.shape[0] - 2):
             out[i2 + 1] = tmp0[i2]
 
-    (``out[2:]`` is read while ``out[1:-1]`` is written, so the values are computed
+    (``nan0`` makes ``np.max`` NaN when any element is, as NumPy and Numba without
+    ``parallel=True``; with it, Numba skips NaNs and ``max0`` starts at ``-inf``.
+    ``out[2:]`` is read while ``out[1:-1]`` is written, so the values are computed
     into ``tmp0`` first; without that read there is a single loop and no ``tmp0``.
     ``x[1:-1]`` may have extent 1 at run time and then broadcasts: ``bs0`` is 0.)
     """

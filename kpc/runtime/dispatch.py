@@ -22,12 +22,14 @@ Argument types are plain tuples here (``("array", "float64", 2, "C")``,
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import json
 import os
 import sys
 import threading
+from pathlib import Path
 
 import numpy as np
 
@@ -187,6 +189,22 @@ class Dispatcher:
         return function
 
 
+@functools.lru_cache(maxsize=None)
+def compiler_digest() -> str:
+    """kpc's version and a digest of its own sources (Python, headers, templates): the index of
+    lazy specializations is keyed by it, so a changed kpc (a development checkout, a patched
+    install) never reuses a module that an older kpc generated."""
+    from kpc import __version__
+
+    package = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256(__version__.encode())
+    for path in sorted(package.rglob("*")):
+        if path.suffix in (".py", ".hpp", ".j2", ".txt", ".cmake") and path.is_file():
+            digest.update(str(path.relative_to(package)).encode())
+            digest.update(path.read_bytes())
+    return f"{__version__}+{digest.hexdigest()[:16]}"
+
+
 class ModuleRuntime:
     """The state of one drop-in module: where its original source is, which specializations
     were built ahead of time (cache keys), and how to compile new ones."""
@@ -275,11 +293,9 @@ class ModuleRuntime:
                 source_digest = hashlib.sha256(handle.read()).hexdigest()
         except OSError:
             return None
-        from kpc import __version__
-
         material = {
             "source": os.path.abspath(self.source), "digest": source_digest, "function": name,
-            "types": types, "space": self.space, "options": self.options, "kpc": __version__,
+            "types": types, "space": self.space, "options": self.options, "kpc": compiler_digest(),
             "python": sys.version, "environment": {k: os.environ.get(k, "") for k in
                                                    ("KOKKOS_ROOT", "Kokkos_DIR", "CMAKE_PREFIX_PATH", "CXX")},
         }

@@ -207,3 +207,39 @@ def serial_loop_division(x, d):
     for i in range(x.shape[0]):
         out[i] = x[i] / d[i]
     return out
+
+
+# NaNs in min/max: NumPy's rules without parallel=True (any NaN is the result; argmax is the
+# first NaN); Numba's parfor reductions with it (NaNs skipped, from -inf/+inf).
+@njit
+def nan_extremes(a):
+    return np.max(a), a.min(), np.argmax(a), a.argmin()
+
+
+@njit(parallel=True)
+def nan_extremes_parallel(a):
+    return np.max(a), a.min(), np.argmax(a), a.argmin()
+
+
+@njit
+def nan_rows(a):
+    out = np.empty(a.shape[0])
+    for i in range(a.shape[0]):
+        out[i] = np.max(a[i]) + np.min(a[i] * 2.0)
+    return out
+
+
+@njit(parallel=True)
+def nan_rows_parallel(a):
+    out = np.empty(a.shape[0])
+    for i in prange(a.shape[0]):
+        out[i] = np.max(a[i]) + np.min(a[i] * 2.0)
+    return out
+
+
+@njit
+def nan_ufuncs(a, b):
+    out = np.maximum(a, b) + np.minimum(a, b) * 3.0 + np.fmax(a, b) * 5.0 + np.fmin(a, b) * 7.0
+    for i in range(a.shape[0]):
+        out[i] += np.maximum(a[i], b[i]) * 11.0 + np.fmin(a[i], b[i]) * 13.0
+    return out

@@ -17,6 +17,10 @@ HERE = Path(__file__).resolve().parent
 KERNELS = HERE / "semantics_kernels.py"
 
 f64 = np.float64
+NAN_VECTORS = [np.array([1.0, np.nan, 3.0]), np.array([np.nan, 1.0, 3.0]), np.array([1.0, 3.0, np.nan]),
+               np.array([np.nan] * 3), np.array([2.0, -1.0, 5.0]),
+               np.concatenate([np.linspace(0.0, 1.0, 999), [np.nan], np.linspace(0.0, 2.0, 999)])]
+NAN_ROWS = np.array([[1.0, np.nan, 2.0], [np.nan, 5.0, 1.0], [3.0, 2.0, np.nan], [1.0, 2.0, 3.0]])
 CASES = [
     ("floor_ops", (7, 2)), ("floor_ops", (-7, 2)), ("floor_ops", (7, -2)), ("floor_ops", (-7, -2)),
     ("float_floor_ops", (-7.5, 2.0)), ("float_floor_ops", (7.5, -2.0)), ("float_floor_ops", (-0.0, 3.0)),
@@ -48,6 +52,9 @@ CASES = [
     ("divide_in_place", (3.0, 4.0)),
     ("checked_get", (np.arange(5.0), 4)), ("checked_get", (np.arange(5.0), -5)),
     ("checked_column_sum", (np.arange(12.0).reshape(4, 3), 2)),
+] + [(name, (a,)) for name in ("nan_extremes", "nan_extremes_parallel") for a in NAN_VECTORS] + [
+    (name, (NAN_ROWS,)) for name in ("nan_rows", "nan_rows_parallel")] + [
+    ("nan_ufuncs", (np.array([1.0, np.nan, 3.0, np.nan, -0.0, 2.0]), np.array([np.nan, 2.0, 1.0, np.nan, 0.0, 2.0]))),
 ]
 # Zero divisors and indices out of bounds: Numba raises; so must the translation, with the same message.
 RAISING = [
