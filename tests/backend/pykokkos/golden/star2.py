@@ -146,30 +146,39 @@ def star2_loop7_a8bd99ec(i9: int, grid: pk.View2D[pk.double], tmp2: pk.View1D[pk
 
 
 # star2.py:26: return np.abs(grid).max()
-# reductions max0 (max): PyKokkos reduces with + only, so each chunk of the range
+# reductions nan0 (sum), max0 (max): PyKokkos reduces with + only, so each chunk of the range
 # keeps its partial results and the caller combines them
 @pk.workunit
-def star2_loop8_94bd4c97(
+def star2_loop8_2214794b(
     chunk: int,
     begin: pk.int64,
     trip: pk.int64,
     chunks: pk.int64,
     grid: pk.View2D[pk.double],
+    nan0_partial: pk.View1D[pk.double],
     max0_partial: pk.View1D[pk.double],
 ):
     grid_shape1: pk.int64 = grid.extent(1)
     i10: pk.int64 = 0
     i11: pk.int64 = 0
-    candidate1: pk.double = 0.0
+    v0: pk.double = 0.0
+    sel1: pk.double = 0.0
     first: pk.int64 = begin + trip * chunk // chunks
     last: pk.int64 = begin + trip * (chunk + 1) // chunks
+    nan0: pk.double = 0.0
     max0: pk.double = -math.inf
     for t4 in range(first, last):
         i10 = t4 // grid_shape1
         i11 = t4 % grid_shape1
-        candidate1 = math.fabs(grid[i10][i11])
-        if candidate1 > max0:
-            max0 = candidate1
+        v0 = math.fabs(grid[i10][i11])
+        if v0 != v0:
+            sel1 = v0
+        else:
+            sel1 = 0.0
+        nan0 += sel1
+        if v0 > max0:
+            max0 = v0
+    nan0_partial[chunk] = nan0
     max0_partial[chunk] = max0
 
 
@@ -232,19 +241,24 @@ def star2(grid, steps):
                 tmp2=tmp2,
             )
         max0 = abs(grid_c[0, 0])
+        nan0 = 0.0
         trip = grid_c.shape[0] * grid_c.shape[1]
         chunks = min(trip, 256)
+        nan0_partial = np.empty(chunks, dtype=np.float64)
         max0_partial = np.empty(chunks, dtype=np.float64)
         pk.parallel_for(
             pk.RangePolicy(0, chunks),
-            star2_loop8_94bd4c97,
+            star2_loop8_2214794b,
             begin=0,
             trip=trip,
             chunks=chunks,
             grid=grid_c,
+            nan0_partial=nan0_partial,
             max0_partial=max0_partial,
         )
+        nan0 = nan0_partial.sum(initial=nan0)
         max0 = max0_partial.max(initial=max0)
+        max0 = nan0 if nan0 != nan0 else max0
         return float(max0)
     finally:
         _write_back(grid, grid_c)
