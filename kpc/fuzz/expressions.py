@@ -357,8 +357,10 @@ class ExpressionGenerator:
             a = rng.choice(arrays)
             return Expr(f"{a.name}{window}", value_type(a.dtype), a.bound)
         kind = rng.choice(("binary", "binary", "ufunc", "minmax", "where", "power"))
+        # At the top, the first operand is never a bare scalar either (``np.abs(0 ** 2)`` is no
+        # array: ``.min()`` of it does not type under Numba).
         if kind == "ufunc":
-            x = self.array_expression(arrays, window, depth - 1, False)
+            x = self.array_expression(arrays, window, depth - 1, top)
             f = rng.choice(("sqrt", "sin", "cos", "tanh", "exp", "log", "abs"))
             t = x.type if x.type == "float32" else "float64"
             if f == "sqrt":
@@ -372,7 +374,7 @@ class ExpressionGenerator:
             if f == "abs":
                 return Expr(f"np.abs({x.text})", x.type, x.bound)
             return Expr(f"np.{f}({x.text})", t, 1.0)
-        a = self.array_expression(arrays, window, depth - 1, False)
+        a = self.array_expression(arrays, window, depth - 1, top)
         b = self.array_expression(arrays, window, depth - 1, False)
         t = binary_type(a.type, b.type)
         if kind == "minmax":
