@@ -164,6 +164,12 @@ def _draw(param, case_dtype: str, sizes: Mapping[str, int], rng: np.random.Gener
         arr = rng.uniform(low, high, size=shape).astype(dtype)
     if param.values == "sorted":
         arr = np.sort(arr, axis=-1)
+    if param.values == "nan" and dtype.kind in "fc" and arr.size:
+        # About one element in eight is NaN, the first one among them whenever there are
+        # several: NaN rules differ by position (``max(nan, x)`` is not ``max(x, nan)``).
+        arr[rng.random(shape) < 0.125] = np.nan
+        if arr.size > 1:
+            arr.flat[0] = np.nan
     return arr
 
 

@@ -47,7 +47,8 @@ Parameters (values of ``"args"``):
     dtype name (``"float64"``, ``"int64"``, ``"bool"``, ...).  ``"low"`` /
     ``"high"``: value range, uniform in ``[low, high)`` (defaults: ``[-1, 1)``
     for floats, integers in ``[-9, 10)``).  ``"values"``: ``"uniform"``
-    (default), ``"sorted"`` (uniform, sorted along the last axis) or
+    (default), ``"sorted"`` (uniform, sorted along the last axis), ``"nan"``
+    (uniform with about one float element in eight NaN, and the first one) or
     ``"lattice"`` (shape ``(n, d)``: points on a jittered cubic lattice of
     ``"spacing"`` (default 1.0), no two closer than 0.8 spacing).
 ``{"kind": "index", "shape": SHAPE, "high": EXPR, "low": EXPR}``
@@ -84,7 +85,7 @@ DTYPES = (
     "float64", "float32", "int64", "int32", "int16", "int8",
     "uint64", "uint32", "uint16", "uint8", "bool",
 )
-VALUE_KINDS = ("uniform", "sorted", "lattice")
+VALUE_KINDS = ("uniform", "sorted", "lattice", "nan")
 CASE_KEYS = ("args", "dtypes", "sizes", "writes", "layouts", "rtol", "atol", "serial_reference")
 PARAM_KEYS = {
     "array": ("kind", "shape", "dtype", "low", "high", "values", "spacing"),

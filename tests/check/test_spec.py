@@ -168,6 +168,16 @@ def test_lattice_points_keep_their_distance(tmp_path):
     assert d[~np.eye(100, dtype=bool)].min() >= 0.8 * 1.1
 
 
+def test_nan_values_put_nans_in_floats_first_element_included(tmp_path):
+    source = "def extremes(x):\n    pass\n\nKPC_CASES = {cases}\n"
+    cases = '{"extremes": {"args": {"x": {"kind": "array", "shape": ("n",), "values": "nan"}}, "sizes": [{"n": 200}]}}'
+    case = load_cases(write(tmp_path, cases, source)).cases["extremes"]
+    (x,) = make_inputs(case, "float64", {"n": 200}).args()
+    assert np.isnan(x[0]) and 5 <= np.isnan(x).sum() <= 60 and np.isfinite(x).sum() >= 140
+    (k,) = make_inputs(case, "int64", {"n": 200}).args()
+    assert k.dtype == np.int64
+
+
 def test_variants_enumerate_every_combination(tmp_path):
     case = load_cases(write(tmp_path, GOOD)).cases["count"]
     assert len(list(variants(case))) == 2 * 2 * 3
