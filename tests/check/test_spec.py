@@ -170,7 +170,7 @@ def test_lattice_points_keep_their_distance(tmp_path):
 
 def test_nan_values_put_nans_in_floats_first_element_included(tmp_path):
     source = "def extremes(x):\n    pass\n\nKPC_CASES = {cases}\n"
-    cases = '{"extremes": {"args": {"x": {"kind": "array", "shape": ("n",), "values": "nan"}}, "sizes": [{"n": 200}]}}'
+    cases = '{"extremes": {"args": {"x": {"kind": "array", "shape": ("n",), "values": "nan"}}, "sizes": [{"n": 200}], "dtypes": ["float64", "int64"]}}'
     case = load_cases(write(tmp_path, cases, source)).cases["extremes"]
     (x,) = make_inputs(case, "float64", {"n": 200}).args()
     assert np.isnan(x[0]) and 5 <= np.isnan(x).sum() <= 60 and np.isfinite(x).sum() >= 140
