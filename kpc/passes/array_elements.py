@@ -109,6 +109,8 @@ class Namer:
         self.generated: set = set()
         # Broadcast extents and strides: locals computed from array shapes only.
         self.shape_locals: set = set()
+        # Broadcast strides (``bs<k>``, 0 or 1): a subset of shape_locals.
+        self.strides: set = set()
 
     def snapshot(self):
         return set(self.used), dict(self.counters), dict(self.function.locals)
@@ -698,6 +700,7 @@ class ElementLowering:
         if key not in self.broadcasts:
             stride = self.namer.fresh("bs", INT64)
             self.namer.shape_locals.add(stride)
+            self.namer.strides.add(stride)
             is_unit = n.Compare("==", clone(extent), self.b.int(1), BOOL, self.loc)
             value = n.IfExp(is_unit, self.b.int(0), self.b.int(1), INT64, self.loc)
             pre.append(n.Assign(self.b.name(stride, INT64), value, self.loc))

@@ -66,6 +66,8 @@ What the emitters get after this pass (``array_level_nodes`` is empty), in full:
   emitters turn into NumPy's ValueError), then ``ext<k>: i64`` locals for result extents
   (``m.shape[1] if x.shape[1] == 1 else x.shape[1]``) and broadcast strides
   ``bs<k>: i64 = 0 if m.shape[1] == 1 else 1``; such an operand axis is read at ``i<j> * bs<k>``.
+  The loop nest then runs as ``if bs0 == 1 and ...: <the nest with unit strides> else: <the
+  nest>``, so operands that turn out not to be stretched are read contiguously.
 
 Assumed, as in most NumPy kernels (not checked at run time): Distinct parameters do not share memory
 (a temporary is made only for overlapping views of one array). Slice bounds lie within
@@ -78,7 +80,7 @@ from __future__ import annotations
 from ..ir import nodes as n
 from ..ir.module import Rejected
 from ..ir.rewrite import replace_names
-from ..ir.types import BOOL, ArrayType
+from ..ir.types import BOOL, INT64, ArrayType
 from .aliasing import is_subview_expr, is_view_expr, view_base_name, view_roots
 from .array_elements import ArrayValue, Builder, ElementLowering, Namer, clone, const_int, short_name
 from .lowering_errors import NumpyLoweringError
@@ -125,8 +127,12 @@ class LowerNumpy(Pass):
           broadcast_into((out.shape[0] - 2,), (x.shape[0] - 2,))
           bs0: i64 = 0 if x.shape[0] - 2 == 1 else 1
           tmp0: f64[:] C = np.empty((max(out.shape[0] - 2, 0),), dtype=np.float64)
-          for i1: i64 in range(0, out.shape[0] - 2):
-            tmp0[i1] = np.exp(x[i1 * bs0 + 1] - max0) + out[i1 + 2]
+          if bs0 == 1:
+            for i1: i64 in range(0, out.shape[0] - 2):
+              tmp0[i1] = np.exp(x[i1 + 1] - max0) + out[i1 + 2]
+          else:
+            for i1: i64 in range(0, out.shape[0] - 2):
+              tmp0[i1] = np.exp(x[i1 * bs0 + 1] - max0) + out[i1 + 2]
           for i2: i64 in range(0, out.shape[0] - 2):
             out[i2 + 1] = tmp0[i2]
 
@@ -134,7 +140,8 @@ class LowerNumpy(Pass):
     ``parallel=True``; with it, Numba skips NaNs and ``max0`` starts at ``-inf``.
     ``out[2:]`` is read while ``out[1:-1]`` is written, so the values are computed
     into ``tmp0`` first; without that read there is a single loop and no ``tmp0``.
-    ``x[1:-1]`` may have extent 1 at run time and then broadcasts: ``bs0`` is 0.)
+    ``x[1:-1]`` may have extent 1 at run time and then broadcasts: ``bs0`` is 0; the nest
+    that reads it runs in a version for ``bs0 == 1`` too, with contiguous reads.)
     """
 
     name = "lower-numpy"
@@ -221,6 +228,7 @@ class FunctionLowering:
         unshare(self.function)
         hoist_temporaries(self.function, self.namer.generated, self.namer.shape_locals)
         hoist_broadcast_checks(self.function, self.namer.shape_locals)
+        unswitch_broadcast_strides(self.function, self.namer.strides, self.namer.generated)
 
     def lowering(self, loc) -> ElementLowering:
         return ElementLowering(self.function, self.namer, loc, self.read_through)
@@ -885,6 +893,52 @@ def hoist_broadcast_checks(function: n.Function, shape_locals: set) -> None:
         return out
 
     function.body = visit(function.body)
+
+
+def unswitch_broadcast_strides(function: n.Function, strides: set, generated: set) -> None:
+    """A loop nest of the lowering that reads operands at ``i * bs<k>`` runs in two versions:
+    ``if bs0 == 1 and ...:`` the nest with every stride 1 (no operand stretched at run time,
+    the usual case: contiguous reads that vectorize), ``else:`` the nest as it is."""
+
+    def version(s):
+        used = sorted({x.id for x in n.walk(s) if isinstance(x, n.Name) and x.id in strides})
+        if not used or set(used) & set(assignment_counts(n.Function("", [], [s]))):
+            return None
+        plain = drop_unit_factors(replace_names(
+            clone(s), lambda name: n.Const(1, name.type, name.loc) if name.id in used else None))
+        test = [n.Compare("==", n.Name(name, INT64, s.loc), n.Const(1, INT64, s.loc), BOOL, s.loc) for name in used]
+        test = test[0] if len(test) == 1 else n.BoolOp("and", test, BOOL, s.loc)
+        return n.If(test, [plain], [s], s.loc)
+
+    def visit(block: list) -> list:
+        out = []
+        for s in block:
+            versioned = version(s) if isinstance(s, n.For) and s.var.id in generated else None
+            if versioned is not None:
+                out.append(versioned)
+                continue
+            for child, _ in nested_blocks(s):
+                child[:] = visit(child)
+            out.append(s)
+        return out
+
+    function.body = visit(function.body)
+
+
+def drop_unit_factors(node):
+    """``node`` with every ``e * 1`` rewritten to ``e``, in place."""
+    def fold(value):
+        while isinstance(value, n.BinOp) and value.op == "*" and const_int(value.right) == 1:
+            value = value.left
+        return value
+
+    for field in getattr(node, "__dataclass_fields__", ()):
+        value = getattr(node, field)
+        if isinstance(value, list):
+            setattr(node, field, [drop_unit_factors(fold(v)) for v in value])
+        elif isinstance(value, (n.Expr, n.Stmt)):
+            setattr(node, field, drop_unit_factors(fold(value)))
+    return node
 
 
 def is_allocation_of(s, names: set) -> bool:

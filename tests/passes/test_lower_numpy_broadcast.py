@@ -40,9 +40,14 @@ func @subtract(x: f64[:, :] C, m: f64[:, :] C) -> f64[:, :] C   role=entry
   bs2: i64 = 0 if m.shape[0] == 1 else 1
   bs3: i64 = 0 if m.shape[1] == 1 else 1
   tmp0: f64[:, :] C = np.empty((ext0, ext1), dtype=np.float64)
-  for i0: i64 in range(0, ext0):
-    for i1: i64 in range(0, ext1):
-      tmp0[i0, i1] = x[i0 * bs0, i1 * bs1] - m[i0 * bs2, i1 * bs3]
+  if bs0 == 1 and bs1 == 1 and bs2 == 1 and bs3 == 1:
+    for i0: i64 in range(0, ext0):
+      for i1: i64 in range(0, ext1):
+        tmp0[i0, i1] = x[i0, i1] - m[i0, i1]
+  else:
+    for i0: i64 in range(0, ext0):
+      for i1: i64 in range(0, ext1):
+        tmp0[i0, i1] = x[i0 * bs0, i1 * bs1] - m[i0 * bs2, i1 * bs3]
   return tmp0
 """
 
@@ -59,9 +64,14 @@ func @store(x: f64[:, :] C, m: f64[:] C, out: f64[:, :] C) -> none   role=entry
   bs0: i64 = 0 if x.shape[0] == 1 else 1
   bs1: i64 = 0 if x.shape[1] == 1 else 1
   bs2: i64 = 0 if m.shape[0] == 1 else 1
-  for i0: i64 in range(0, out.shape[0]):
-    for i1: i64 in range(0, out.shape[1]):
-      out[i0, i1] = x[i0 * bs0, i1 * bs1] - m[i1 * bs2]
+  if bs0 == 1 and bs1 == 1 and bs2 == 1:
+    for i0: i64 in range(0, out.shape[0]):
+      for i1: i64 in range(0, out.shape[1]):
+        out[i0, i1] = x[i0, i1] - m[i1]
+  else:
+    for i0: i64 in range(0, out.shape[0]):
+      for i1: i64 in range(0, out.shape[1]):
+        out[i0, i1] = x[i0 * bs0, i1 * bs1] - m[i1 * bs2]
 """
 
 

@@ -66,6 +66,19 @@ V make_view(void* data, const Shape& shape, std::index_sequence<I...>) {
   return V(static_cast<typename V::pointer_type>(data), static_cast<size_t>(shape[I])...);
 }
 
+// The NumPy array among ``owners`` whose memory the view ``v`` holds: what a returned name
+// refers to after ``u, v = v, u`` swapped the views of two arrays.
+template <class View>
+py::object owner_of(const View& v, std::initializer_list<py::object> owners) {
+  for (const py::object& owner : owners) {
+    if (py::isinstance<py::array>(owner) &&
+        py::reinterpret_borrow<py::array>(owner).data() == static_cast<const void*>(v.data())) {
+      return owner;
+    }
+  }
+  throw std::runtime_error("kpc: the returned array's memory belongs to no array of the kernel");
+}
+
 template <class T, int N, class Layout>
 view<T, N, Layout> view_of_array(const py::array& array) {
   using V = view<T, N, Layout>;

@@ -108,7 +108,18 @@ def logistic_regression_loop1_0c014e19(
 
 # np_logreg.py:16: w -= np.dot(((1.0 / (1.0 + np.exp(-Y * np.dot(X, w))) - 1.0) * Y), X)
 @pk.workunit
-def logistic_regression_loop2_fb8a09b8(
+def logistic_regression_loop2_ab859eed(
+    i2: int,
+    tmp1: pk.View1D[pk.double],
+    Y: pk.View1D[pk.double],
+    tmp0: pk.View1D[pk.double],
+):
+    tmp1[i2] = (1.0 / (1.0 + math.exp(-Y[i2] * tmp0[i2])) - 1.0) * Y[i2]
+
+
+# np_logreg.py:16: w -= np.dot(((1.0 / (1.0 + np.exp(-Y * np.dot(X, w))) - 1.0) * Y), X)
+@pk.workunit
+def logistic_regression_loop3_ab49dea7(
     i2: int,
     tmp1: pk.View1D[pk.double],
     Y: pk.View1D[pk.double],
@@ -122,7 +133,22 @@ def logistic_regression_loop2_fb8a09b8(
 
 # np_logreg.py:16: w -= np.dot(((1.0 / (1.0 + np.exp(-Y * np.dot(X, w))) - 1.0) * Y), X)
 @pk.workunit
-def logistic_regression_loop3_15e39237(
+def logistic_regression_loop4_137711d2(
+    i3: int,
+    ext1: pk.int64,
+    tmp1: pk.View1D[pk.double],
+    X: pk.View2D[pk.double],
+    w: pk.View1D[pk.double],
+):
+    dot1: pk.double = 0.0
+    for i4 in range(ext1):
+        dot1 += tmp1[i4] * X[i4][i3]
+    w[i3] -= dot1
+
+
+# np_logreg.py:16: w -= np.dot(((1.0 / (1.0 + np.exp(-Y * np.dot(X, w))) - 1.0) * Y), X)
+@pk.workunit
+def logistic_regression_loop5_3fe18e36(
     i3: int,
     ext1: pk.int64,
     tmp1: pk.View1D[pk.double],
@@ -153,7 +179,18 @@ def log_loss_loop1_17195fdb(
 
 # np_logreg.py:23: return np.mean(np.log1p(np.exp(-margins)))
 @pk.workunit
-def log_loss_loop2_207e1561(
+def log_loss_loop2_eb58b0ce(
+    i2: int,
+    mean0: pk.Acc[pk.double],
+    Y: pk.View1D[pk.double],
+    tmp0: pk.View1D[pk.double],
+):
+    mean0 += math.log1p(math.exp(-(Y[i2] * tmp0[i2])))
+
+
+# np_logreg.py:23: return np.mean(np.log1p(np.exp(-margins)))
+@pk.workunit
+def log_loss_loop3_c1ce0a8b(
     i2: int,
     mean0: pk.Acc[pk.double],
     Y: pk.View1D[pk.double],
@@ -190,25 +227,44 @@ def logistic_regression(Y, X, w, iterations):
                 w=w_c,
                 tmp0=tmp0,
             )
-            pk.parallel_for(
-                pk.RangePolicy(0, int(ext1)),
-                logistic_regression_loop2_fb8a09b8,
-                tmp1=tmp1,
-                Y=Y,
-                bs2=bs2,
-                bs0=bs0,
-                tmp0=tmp0,
-                bs1=bs1,
-            )
-            pk.parallel_for(
-                pk.RangePolicy(0, w_c.shape[0]),
-                logistic_regression_loop3_15e39237,
-                ext1=ext1,
-                tmp1=tmp1,
-                X=X,
-                bs3=bs3,
-                w=w_c,
-            )
+            if bs0 == 1 and bs1 == 1 and bs2 == 1:
+                pk.parallel_for(
+                    pk.RangePolicy(0, int(ext1)),
+                    logistic_regression_loop2_ab859eed,
+                    tmp1=tmp1,
+                    Y=Y,
+                    tmp0=tmp0,
+                )
+            else:
+                pk.parallel_for(
+                    pk.RangePolicy(0, int(ext1)),
+                    logistic_regression_loop3_ab49dea7,
+                    tmp1=tmp1,
+                    Y=Y,
+                    bs2=bs2,
+                    bs0=bs0,
+                    tmp0=tmp0,
+                    bs1=bs1,
+                )
+            if bs3 == 1:
+                pk.parallel_for(
+                    pk.RangePolicy(0, w_c.shape[0]),
+                    logistic_regression_loop4_137711d2,
+                    ext1=ext1,
+                    tmp1=tmp1,
+                    X=X,
+                    w=w_c,
+                )
+            else:
+                pk.parallel_for(
+                    pk.RangePolicy(0, w_c.shape[0]),
+                    logistic_regression_loop5_3fe18e36,
+                    ext1=ext1,
+                    tmp1=tmp1,
+                    X=X,
+                    bs3=bs3,
+                    w=w_c,
+                )
         return w
     finally:
         _write_back(w, w_c)
@@ -225,14 +281,22 @@ def log_loss(Y, X, w):
     bs0 = 0 if Y.shape[0] == 1 else 1
     bs1 = 0 if X.shape[0] == 1 else 1
     mean0 = 0.0
-    mean0 += pk.parallel_reduce(
-        pk.RangePolicy(0, int(ext0)),
-        log_loss_loop2_207e1561,
-        Y=Y,
-        bs0=bs0,
-        tmp0=tmp0,
-        bs1=bs1,
-    )
+    if bs0 == 1 and bs1 == 1:
+        mean0 += pk.parallel_reduce(
+            pk.RangePolicy(0, int(ext0)),
+            log_loss_loop2_eb58b0ce,
+            Y=Y,
+            tmp0=tmp0,
+        )
+    else:
+        mean0 += pk.parallel_reduce(
+            pk.RangePolicy(0, int(ext0)),
+            log_loss_loop3_c1ce0a8b,
+            Y=Y,
+            bs0=bs0,
+            tmp0=tmp0,
+            bs1=bs1,
+        )
     mean0 = mean0 / float(ext0)
     return float(mean0)
 
