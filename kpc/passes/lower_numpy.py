@@ -128,8 +128,8 @@ class LowerNumpy(Pass):
           bs0: i64 = 0 if x.shape[0] - 2 == 1 else 1
           tmp0: f64[:] C = np.empty((max(out.shape[0] - 2, 0),), dtype=np.float64)
           if bs0 == 1:
-            for i1: i64 in range(0, out.shape[0] - 2):
-              tmp0[i1] = np.exp(x[i1 + 1] - max0) + out[i1 + 2]
+            for i3: i64 in range(0, out.shape[0] - 2):
+              tmp0[i3] = np.exp(x[i3 + 1] - max0) + out[i3 + 2]
           else:
             for i1: i64 in range(0, out.shape[0] - 2):
               tmp0[i1] = np.exp(x[i1 * bs0 + 1] - max0) + out[i1 + 2]
@@ -228,7 +228,7 @@ class FunctionLowering:
         unshare(self.function)
         hoist_temporaries(self.function, self.namer.generated, self.namer.shape_locals)
         hoist_broadcast_checks(self.function, self.namer.shape_locals)
-        unswitch_broadcast_strides(self.function, self.namer.strides, self.namer.generated)
+        unswitch_broadcast_strides(self.function, self.namer)
 
     def lowering(self, loc) -> ElementLowering:
         return ElementLowering(self.function, self.namer, loc, self.read_through)
@@ -895,17 +895,30 @@ def hoist_broadcast_checks(function: n.Function, shape_locals: set) -> None:
     function.body = visit(function.body)
 
 
-def unswitch_broadcast_strides(function: n.Function, strides: set, generated: set) -> None:
+def unswitch_broadcast_strides(function: n.Function, namer: Namer) -> None:
     """A loop nest of the lowering that reads operands at ``i * bs<k>`` runs in two versions:
     ``if bs0 == 1 and ...:`` the nest with every stride 1 (no operand stretched at run time,
-    the usual case: contiguous reads that vectorize), ``else:`` the nest as it is."""
+    the usual case: contiguous reads that vectorize), ``else:`` the nest as it is. The copy's
+    loops get fresh variables: later analyses (index ranges) key loop variables by name."""
+    strides, generated = namer.strides, namer.generated
 
     def version(s):
         used = sorted({x.id for x in n.walk(s) if isinstance(x, n.Name) and x.id in strides})
         if not used or set(used) & set(assignment_counts(n.Function("", [], [s]))):
             return None
-        plain = drop_unit_factors(replace_names(
-            clone(s), lambda name: n.Const(1, name.type, name.loc) if name.id in used else None))
+        fresh = {x.var.id: namer.fresh("i", x.var.type) for x in n.walk(s) if isinstance(x, n.For)}
+
+        def substitute(name):
+            if name.id in used:
+                return n.Const(1, name.type, name.loc)
+            if name.id in fresh:
+                return n.Name(fresh[name.id], name.type, name.loc)
+            return None
+
+        plain = drop_unit_factors(replace_names(clone(s), substitute))
+        for loop in n.walk(plain):
+            if isinstance(loop, n.For) and loop.var.id in fresh:
+                loop.var = n.Name(fresh[loop.var.id], loop.var.type, loop.var.loc)
         test = [n.Compare("==", n.Name(name, INT64, s.loc), n.Const(1, INT64, s.loc), BOOL, s.loc) for name in used]
         test = test[0] if len(test) == 1 else n.BoolOp("and", test, BOOL, s.loc)
         return n.If(test, [plain], [s], s.loc)

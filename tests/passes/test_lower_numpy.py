@@ -112,7 +112,7 @@ def test_elementwise_chain_is_one_loop_nest_without_temporary():
     text = format_function(f)
     # x and y may differ in extent at run time (one of them 1): read through broadcast strides.
     assert "tmp0[i0] = alpha * x[i0 * bs0] + y[i0 * bs1]" in text
-    assert "tmp0[i0] = alpha * x[i0] + y[i0]" in text  # the version for strides of 1
+    assert "tmp0[i1] = alpha * x[i1] + y[i1]" in text  # the version for strides of 1
 
 
 def test_whole_array_assignment_to_new_name_allocates_that_name():

@@ -41,9 +41,9 @@ func @subtract(x: f64[:, :] C, m: f64[:, :] C) -> f64[:, :] C   role=entry
   bs3: i64 = 0 if m.shape[1] == 1 else 1
   tmp0: f64[:, :] C = np.empty((ext0, ext1), dtype=np.float64)
   if bs0 == 1 and bs1 == 1 and bs2 == 1 and bs3 == 1:
-    for i0: i64 in range(0, ext0):
-      for i1: i64 in range(0, ext1):
-        tmp0[i0, i1] = x[i0, i1] - m[i0, i1]
+    for i2: i64 in range(0, ext0):
+      for i3: i64 in range(0, ext1):
+        tmp0[i2, i3] = x[i2, i3] - m[i2, i3]
   else:
     for i0: i64 in range(0, ext0):
       for i1: i64 in range(0, ext1):
@@ -65,9 +65,9 @@ func @store(x: f64[:, :] C, m: f64[:] C, out: f64[:, :] C) -> none   role=entry
   bs1: i64 = 0 if x.shape[1] == 1 else 1
   bs2: i64 = 0 if m.shape[0] == 1 else 1
   if bs0 == 1 and bs1 == 1 and bs2 == 1:
-    for i0: i64 in range(0, out.shape[0]):
-      for i1: i64 in range(0, out.shape[1]):
-        out[i0, i1] = x[i0, i1] - m[i1]
+    for i2: i64 in range(0, out.shape[0]):
+      for i3: i64 in range(0, out.shape[1]):
+        out[i2, i3] = x[i2, i3] - m[i3]
   else:
     for i0: i64 in range(0, out.shape[0]):
       for i1: i64 in range(0, out.shape[1]):

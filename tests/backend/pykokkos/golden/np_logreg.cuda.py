@@ -127,13 +127,13 @@ def logistic_regression_loop1_0c014e19(
 
 # np_logreg.py:16: w -= np.dot(((1.0 / (1.0 + np.exp(-Y * np.dot(X, w))) - 1.0) * Y), X)
 @pk.workunit
-def logistic_regression_loop2_ab859eed(
-    i2: int,
+def logistic_regression_loop2_970b847d(
+    i5: int,
     tmp1: pk.View1D[pk.double],
     Y: pk.View1D[pk.double],
     tmp0: pk.View1D[pk.double],
 ):
-    tmp1[i2] = (1.0 / (1.0 + math.exp(-Y[i2] * tmp0[i2])) - 1.0) * Y[i2]
+    tmp1[i5] = (1.0 / (1.0 + math.exp(-Y[i5] * tmp0[i5])) - 1.0) * Y[i5]
 
 
 # np_logreg.py:16: w -= np.dot(((1.0 / (1.0 + np.exp(-Y * np.dot(X, w))) - 1.0) * Y), X)
@@ -152,17 +152,17 @@ def logistic_regression_loop3_ab49dea7(
 
 # np_logreg.py:16: w -= np.dot(((1.0 / (1.0 + np.exp(-Y * np.dot(X, w))) - 1.0) * Y), X)
 @pk.workunit
-def logistic_regression_loop4_137711d2(
-    i3: int,
+def logistic_regression_loop4_1f452d0e(
+    i6: int,
     ext1: pk.int64,
     tmp1: pk.View1D[pk.double],
     X: pk.View2D[pk.double],
     w: pk.View1D[pk.double],
 ):
     dot1: pk.double = 0.0
-    for i4 in range(ext1):
-        dot1 += tmp1[i4] * X[i4][i3]
-    w[i3] -= dot1
+    for i7 in range(ext1):
+        dot1 += tmp1[i7] * X[i7][i6]
+    w[i6] -= dot1
 
 
 # np_logreg.py:16: w -= np.dot(((1.0 / (1.0 + np.exp(-Y * np.dot(X, w))) - 1.0) * Y), X)
@@ -198,13 +198,13 @@ def log_loss_loop1_17195fdb(
 
 # np_logreg.py:23: return np.mean(np.log1p(np.exp(-margins)))
 @pk.workunit
-def log_loss_loop2_eb58b0ce(
-    i2: int,
+def log_loss_loop2_5fce2fe7(
+    i3: int,
     mean0: pk.Acc[pk.double],
     Y: pk.View1D[pk.double],
     tmp0: pk.View1D[pk.double],
 ):
-    mean0 += math.log1p(math.exp(-(Y[i2] * tmp0[i2])))
+    mean0 += math.log1p(math.exp(-(Y[i3] * tmp0[i3])))
 
 
 # np_logreg.py:23: return np.mean(np.log1p(np.exp(-margins)))
@@ -249,7 +249,7 @@ def logistic_regression(Y, X, w, iterations):
             if bs0 == 1 and bs1 == 1 and bs2 == 1:
                 pk.parallel_for(
                     pk.RangePolicy(pk.Cuda, 0, int(ext1)),
-                    logistic_regression_loop2_ab859eed,
+                    logistic_regression_loop2_970b847d,
                     tmp1=tmp1,
                     Y=Y,
                     tmp0=tmp0,
@@ -268,7 +268,7 @@ def logistic_regression(Y, X, w, iterations):
             if bs3 == 1:
                 pk.parallel_for(
                     pk.RangePolicy(pk.Cuda, 0, w_c.shape[0]),
-                    logistic_regression_loop4_137711d2,
+                    logistic_regression_loop4_1f452d0e,
                     ext1=ext1,
                     tmp1=tmp1,
                     X=X,
@@ -309,7 +309,7 @@ def log_loss(Y, X, w):
     if bs0 == 1 and bs1 == 1:
         mean0 += pk.parallel_reduce(
             pk.RangePolicy(pk.Cuda, 0, int(ext0)),
-            log_loss_loop2_eb58b0ce,
+            log_loss_loop2_5fce2fe7,
             Y=Y,
             tmp0=tmp0,
         )
