@@ -86,6 +86,7 @@ NUMPY_OTHER = frozenset({
     "transpose", "cumsum", "cumprod", "clip", "linalg.norm", "ravel", "reshape", "sort",
     "argsort", "diff", "trace", "isclose", "allclose", "asarray", "ascontiguousarray", "round",
     "around", "empty_like", "concatenate", "stack", "hstack", "vstack", "full_like",
+    "triu", "tril", "flip", "fliplr", "flipud",
 })
 NUMPY_FUNCS = frozenset(NUMPY_UFUNCS) | NUMPY_REDUCTIONS | NUMPY_ALLOCATIONS | NUMPY_LIKE | NUMPY_OTHER
 

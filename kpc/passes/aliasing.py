@@ -30,7 +30,13 @@ def is_view_expr(expr) -> bool:
         return is_view_expr(expr.base)
     if isinstance(expr, n.Attribute) and expr.attr == "T":
         return is_view_expr(expr.value)
+    if isinstance(expr, n.Call) and expr.kind == "numpy" and expr.func in FLIPS and expr.args:
+        return is_view_expr(expr.args[0])
     return False
+
+
+# NumPy calls that return a reversed view of their first argument.
+FLIPS = {"np.flip", "np.fliplr", "np.flipud"}
 
 
 def _is_view_entry(entry) -> bool:

@@ -790,6 +790,29 @@ class ElementLowering:
                 return b.binop("*", b.cast(x, dtype), b.cast(y, dtype), dtype)
 
             return ArrayValue([left.shape[0], right.shape[0]], element, dtype)
+        if name in ("flip", "fliplr", "flipud"):
+            source = self.array(call.args[0], pre)
+            axis = self.arg(call, 1, "axis")
+            if name == "fliplr":
+                axes = [1]
+            elif name == "flipud":
+                axes = [0]
+            elif axis is None or (isinstance(axis, n.Const) and axis.value is None):
+                axes = list(range(source.ndim))
+            else:
+                entries = axis.elements if isinstance(axis, n.TupleExpr) else [axis]
+                axes = [const_int(e) for e in entries]
+                if None in axes:
+                    self.fail(f"`{call}` with a non-constant axis", call)
+                axes = [a + source.ndim if a < 0 else a for a in axes]
+                if not all(0 <= a < source.ndim for a in axes):
+                    self.fail(f"`{call}`: axis out of range", call)
+
+            def flipped(idx, body):
+                return source.element([b.sub(b.add(clone(source.shape[d]), b.int(-1)), clone(i)) if d in axes
+                                       else i for d, i in enumerate(idx)], body)
+
+            return ArrayValue(source.shape, flipped, source.dtype, source.costly)
         if name in ("triu", "tril"):
             source = self.array(call.args[0], pre)
             if source.ndim != 2:

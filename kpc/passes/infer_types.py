@@ -873,6 +873,23 @@ def _diff(node, args, kwargs):
     return ArrayType(base.dtype, base.ndim, "C")
 
 
+def _triangle(node, args, kwargs):
+    base = _array(args, 0, node.func)
+    if base.ndim != 2:
+        raise TypingFailure(f"{node.func}() of a {base.ndim}-D array (kpc: 2-D only)")
+    return ArrayType(base.dtype, 2, "C")
+
+
+def _flip(node, args, kwargs):
+    """``np.flip(a[, axis])``, ``np.fliplr``, ``np.flipud``: a reversed view of ``a`` (the
+    lowering reads through it; written through, it is rejected as other strided views)."""
+    base = _array(args, 0, node.func)
+    least = {"np.fliplr": 2, "np.flipud": 1}.get(node.func, 1)
+    if base.ndim < least:
+        raise TypingFailure(f"{node.func}() of a {base.ndim}-D array")
+    return ArrayType(base.dtype, base.ndim, "A")
+
+
 def _trace(node, args, kwargs):
     return _array(args, 0, node.func).dtype
 
@@ -924,5 +941,6 @@ _OTHER = {
     (None, "diff"): _diff, (None, "trace"): _trace, (None, "isclose"): _isclose,
     (None, "allclose"): _allclose, (False, "round"): _round, (False, "around"): _round,
     (False, "concatenate"): _join, (False, "stack"): _join, (False, "hstack"): _join,
-    (False, "vstack"): _join, (True, "dot"): _dot,
+    (False, "vstack"): _join, (True, "dot"): _dot, (False, "triu"): _triangle, (False, "tril"): _triangle,
+    (False, "flip"): _flip, (False, "fliplr"): _flip, (False, "flipud"): _flip,
 }

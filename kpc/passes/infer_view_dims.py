@@ -70,11 +70,12 @@ _ARRAY_FIRST_NUMPY = {"sum", "prod", "min", "max", "amin", "amax", "mean", "std"
                       "argmax", "any", "all", "cumsum", "cumprod", "copy", "empty_like", "zeros_like",
                       "ones_like", "full_like", "ravel", "reshape", "transpose", "sort", "argsort",
                       "diff", "trace", "nansum", "nanmean", "nanmin", "nanmax", "median",
-                      "count_nonzero", "linalg.norm"}
+                      "count_nonzero", "linalg.norm", "triu", "tril", "flip", "fliplr", "flipud"}
 _BITWISE = {"&", "|", "^", "<<", ">>"}
 # Calls whose result has the rank of their first argument.
 _SAME_RANK = {"np.empty_like", "np.zeros_like", "np.ones_like", "np.full_like", "np.copy", ".copy",
-              "np.ascontiguousarray", "np.asarray", ".astype"}
+              "np.ascontiguousarray", "np.asarray", ".astype", "np.triu", "np.tril", "np.flip",
+              "np.fliplr", "np.flipud"}
 _MATRIX_NUMPY = {"dot", "vdot", "matmul", "outer"}
 _PRODUCTS = {"np.dot", "np.matmul", ".dot"}
 _SHAPE_FIRST_NUMPY = {"empty", "zeros", "ones", "full", "eye", "identity", "arange"}
@@ -299,6 +300,8 @@ class _FunctionUses:
                 k = axis.value
                 rank = k + 1 if k >= 0 else -k
                 self.set_lower(array, Fact(rank, node.loc, f"reduced along axis {k} in {format_expr(node)}"))
+            elif name in ("triu", "tril", "fliplr"):
+                self.set_lower(array, Fact(2, node.loc, f"passed to {node.func}, which needs 2 dimensions"))
             else:
                 self.set_lower(array, Fact(1, node.loc, f"passed to {node.func}"))
         if name in _MATRIX_NUMPY or (method and name == "dot"):

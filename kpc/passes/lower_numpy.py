@@ -50,7 +50,7 @@ What the emitters get after this pass (``array_level_nodes`` is empty), in full:
   from its part through an ``IfExp`` chain; ``cumsum``/``cumprod`` are a serial loop with
   an accumulator.
 - **Views**: a local bound once to a view and only read (``r = a[i]``, ``t = a.T``,
-  ``e = a[::2]``) disappears: its uses read ``a`` with mapped indices. Views that stay
+  ``e = a[::2]``, ``f = np.flip(a)``, read at ``a[n - 1 - i]``) disappears: its uses read ``a`` with mapped indices. Views that stay
   are subviews (integers and unit-step slices only: ``w = a[2]``, ``a[1:, j]``) bound to a
   name that is written through, returned or passed to a kernel, or passed to a kernel
   or returned directly. A strided or transposed view that is written through or passed
