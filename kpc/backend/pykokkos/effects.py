@@ -9,20 +9,39 @@ their body reads from the enclosing function.
 >>> f = n.Function("copy", [n.Param("x"), n.Param("out")], body)
 >>> sorted(written_params({"copy": f})["copy"])
 ['out']
+
+A name that swaps with a parameter (``src, dst = a, b`` then ``src, dst = dst, src``) writes it:
+
+>>> arr = ArrayType(ScalarType("float64"), 1, "C")
+>>> a, b, src, dst = (n.Name(x, arr) for x in ("a", "b", "src", "dst"))
+>>> body = [n.Assign(n.TupleExpr([src, dst]), n.TupleExpr([a, b])),
+...         n.Assign(n.Index(n.Name("dst"), [n.Name("i")]), n.Index(n.Name("src"), [n.Name("i")])),
+...         n.Assign(n.TupleExpr([n.Name("src", arr), n.Name("dst", arr)]),
+...                  n.TupleExpr([n.Name("dst", arr), n.Name("src", arr)]))]
+>>> sorted(written_params({"heat": n.Function("heat", [n.Param("a"), n.Param("b")], body)})["heat"])
+['a', 'b']
 """
 
 from __future__ import annotations
 
 from kpc.ir import nodes as n
-from kpc.ir.types import ArrayType
+from kpc.ir.types import ArrayType, ScalarType  # noqa: F401  (ScalarType: doctest)
 
 
-def _root(name: str, aliases: dict) -> str:
-    seen = set()
-    while name in aliases and name not in seen:
-        seen.add(name)
-        name = aliases[name]
-    return name
+def _roots(name: str, aliases: dict) -> set:
+    """Every array ``name`` may view: followed through ``aliases`` to names that view nothing."""
+    roots, seen, todo = set(), set(), [name]
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        bases = aliases.get(current)
+        if bases:
+            todo.extend(bases)
+        else:
+            roots.add(current)
+    return roots
 
 
 def _base_name(expr) -> str | None:
@@ -32,15 +51,21 @@ def _base_name(expr) -> str | None:
 
 
 def array_aliases(function: n.Function) -> dict:
-    """``local -> array it views``: subviews (``ri = a[i, :]``) and plain array copies of names."""
-    aliases = {}
+    """``local -> arrays it may view``: subviews (``ri = a[i, :]``) and names bound to other
+    names, tuple assignments included (``src, dst = dst, src`` swaps: each may hold either)."""
+    aliases: dict = {}
     for node in n.walk(function):
-        if isinstance(node, n.Assign) and isinstance(node.target, n.Name):
-            value = node.value
-            if isinstance(value, (n.Index, n.Name)) and isinstance(getattr(value, "type", None), ArrayType):
+        if not isinstance(node, n.Assign):
+            continue
+        pairs = [(node.target, node.value)]
+        if isinstance(node.target, n.TupleExpr) and isinstance(node.value, n.TupleExpr):
+            pairs = list(zip(node.target.elements, node.value.elements))
+        for target, value in pairs:
+            if isinstance(target, n.Name) and isinstance(value, (n.Index, n.Name)) \
+                    and isinstance(getattr(value, "type", None), ArrayType):
                 base = _base_name(value)
-                if base is not None and base != node.target.id:
-                    aliases[node.target.id] = base
+                if base is not None and base != target.id:
+                    aliases.setdefault(target.id, set()).add(base)
     return aliases
 
 
@@ -68,9 +93,7 @@ def written_params(functions: dict) -> dict:
                             targets.append(_base_name(arg))
                 for target in targets:
                     if target is not None:
-                        root = _root(target, aliases)
-                        if root in params:
-                            found.add(root)
+                        found |= _roots(target, aliases) & params
             if found - written[name]:
                 written[name] |= found
                 changed = True
