@@ -81,25 +81,15 @@ def view_roots(function: n.Function) -> dict:
         if isinstance(p.type, ArrayType):
             roots[p.name] = {p.name}
     edges = []
-    for node in n.walk(function):
-        if not isinstance(node, n.Assign):
-            continue
-        pairs = []
-        if isinstance(node.target, n.Name):
-            pairs.append((node.target, node.value))
-            if isinstance(node.value, n.Call) and node.value.func.endswith("transpose") and node.value.args:
-                pairs[-1] = (node.target, node.value.args[0])
-        elif isinstance(node.target, n.TupleExpr) and isinstance(node.value, n.TupleExpr):
-            pairs.extend(zip(node.target.elements, node.value.elements))
-        for target, value in pairs:
-            if not isinstance(target, n.Name):
-                continue
-            source = view_base_name(value) if is_view_expr(value) else None
-            if source is None:
-                roots.setdefault(target.id, set()).add(target.id)
-            else:
-                roots.setdefault(target.id, set())
-                edges.append((target.id, source))
+    for target, value in name_bindings(function):
+        if isinstance(value, n.Call) and value.func.endswith("transpose") and value.args:
+            value = value.args[0]
+        source = view_base_name(value) if is_view_expr(value) else None
+        if source is None:
+            roots.setdefault(target.id, set()).add(target.id)
+        else:
+            roots.setdefault(target.id, set())
+            edges.append((target.id, source))
     changed = True
     while changed:
         changed = False
@@ -109,6 +99,20 @@ def view_roots(function: n.Function) -> dict:
                 roots[target] |= new
                 changed = True
     return roots
+
+
+def name_bindings(function: n.Function) -> list:
+    """``(target, value)`` of every assignment to a name, a tuple assignment (``u, v = v, u``)
+    giving one pair per element."""
+    pairs = []
+    for node in n.walk(function):
+        if not isinstance(node, n.Assign):
+            continue
+        if isinstance(node.target, n.TupleExpr) and isinstance(node.value, n.TupleExpr):
+            pairs.extend(zip(node.target.elements, node.value.elements))
+        else:
+            pairs.append((node.target, node.value))
+    return [(target, value) for target, value in pairs if isinstance(target, n.Name)]
 
 
 def may_overlap(roots: dict, a: str, b: str) -> bool:

@@ -31,10 +31,15 @@ def has_cuda(install) -> bool:
     return "Cuda" in tuple(install.backends)
 
 
+def _config_texts(install) -> list:
+    """The texts of the Kokkos ``install``'s CMake config files."""
+    return [path.read_text(errors="replace") for path in sorted(Path(install.cmake_dir).glob("KokkosConfig*.cmake"))]
+
+
 def kokkos_cxx_compiler(install) -> Optional[str]:
     """The C++ compiler the Kokkos ``install`` was built with, as its CMake config records it."""
-    for path in sorted(Path(install.cmake_dir).glob("KokkosConfig*.cmake")):
-        match = _COMPILER_LINE.search(path.read_text(errors="replace"))
+    for text in _config_texts(install):
+        match = _COMPILER_LINE.search(text)
         if match and match.group(1):
             return match.group(1)
     return None
@@ -57,7 +62,7 @@ def probe_arguments(install) -> list:
 def cuda_architecture(install) -> Optional[str]:
     """``sm_NN`` of the GPU the Kokkos ``install`` was built for, from its CMake config
     (``Kokkos_CUDA_ARCHITECTURES`` in 4.x, else the GPU entry of ``Kokkos_ARCH``)."""
-    texts = [path.read_text(errors="replace") for path in sorted(Path(install.cmake_dir).glob("KokkosConfig*.cmake"))]
+    texts = _config_texts(install)
     for text in texts:
         match = _CUDA_ARCHITECTURES_LINE.search(text)
         if match:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from kpc.ir import nodes as n
 from kpc.ir.types import BOOL, FLOAT64, INT64, ArrayType, NoneType, ScalarType, TupleType, Type, promote
+from kpc.passes.aliasing import is_view_expr, name_bindings, view_roots
 
 from . import analysis
 from .cxx import BackendError, c_string, identifier, literal, scalar_type, value_type
@@ -455,48 +456,27 @@ class FunctionEmitter:
             return
         self.emit_line(f"return {self.expr.emit(s.value, t)};")
 
-    def rebinding_group(self, name: str) -> set:
-        """``name`` and every array name whose view it may hold through assignments of names
-        (``u = v``, ``u, v = v, u``), transitively; other array values bound to one of them
-        (a slice, a call) add ``"<expr>"``, which has no owner."""
-        edges: dict = {}
-
-        def link(target, value):
-            if isinstance(target, n.Name) and isinstance(target.type, ArrayType):
-                other = value.id if isinstance(value, n.Name) else None
-                if other is None and not (isinstance(value, n.Call) and value.kind == "numpy"):
-                    other = "<expr>"
-                if other is not None:
-                    edges.setdefault(target.id, set()).add(other)
-                    edges.setdefault(other, set()).add(target.id)
-
-        for stmt in n.walk(self.function):
-            if not isinstance(stmt, n.Assign):
-                continue
-            if isinstance(stmt.target, n.TupleExpr) and isinstance(stmt.value, n.TupleExpr):
-                for target, value in zip(stmt.target.elements, stmt.value.elements):
-                    link(target, value)
-            else:
-                link(stmt.target, stmt.value)
-        group, todo = {name}, [name]
-        while todo:
-            for other in edges.get(todo.pop(), ()):
-                if other not in group:
-                    group.add(other)
-                    todo.append(other)
-        return group
+    def owned_arrays(self, name: str) -> list | None:
+        """The arrays (parameters, allocations) whose memory ``name`` may hold when bound only
+        to whole arrays (``u, v = v, u``); None when it may hold part of one (``u = a[1:]``)."""
+        all_roots = view_roots(self.function)
+        roots = all_roots.get(name, {name})
+        for target, value in name_bindings(self.function):
+            if isinstance(target.type, ArrayType) and roots & all_roots.get(target.id, set()) \
+                    and is_view_expr(value) and not isinstance(value, n.Name):
+                return None
+        return sorted(roots)
 
     def python_value(self, expr, t) -> str:
         """A returned value as a Python object: arrays are the NumPy arrays that own them."""
         if isinstance(t, ArrayType):
-            group = self.rebinding_group(expr.id) if isinstance(expr, n.Name) else set()
-            owned = sorted(name for name in group if name in self.owners)
-            if len(group) > 1 and owned and "<expr>" not in group:
+            owned = self.owned_arrays(expr.id) if isinstance(expr, n.Name) else None
+            if owned == [expr.id] and expr.id in self.owners:
+                return self.owners[expr.id]
+            if owned and len(owned) > 1 and all(name in self.owners for name in owned):
                 # Names that swap views (``u, v = v, u``): the array whose memory it holds now.
                 owners = ", ".join(self.owners[name] for name in owned)
                 return f"kpc::owner_of({self.name_text(expr.id)}, {{{owners}}})"
-            if isinstance(expr, n.Name) and expr.id in self.owners and len(group) <= 1:
-                return self.owners[expr.id]
             raise BackendError("kpc can return an array only when it is a parameter or an array the kernel "
                                "allocated", getattr(expr, "loc", None))
         if isinstance(t, TupleType):

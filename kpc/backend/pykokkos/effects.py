@@ -25,48 +25,14 @@ A name that swaps with a parameter (``src, dst = a, b`` then ``src, dst = dst, s
 from __future__ import annotations
 
 from kpc.ir import nodes as n
-from kpc.ir.types import ArrayType, ScalarType  # noqa: F401  (ScalarType: doctest)
-
-
-def _roots(name: str, aliases: dict) -> set:
-    """Every array ``name`` may view: followed through ``aliases`` to names that view nothing."""
-    roots, seen, todo = set(), set(), [name]
-    while todo:
-        current = todo.pop()
-        if current in seen:
-            continue
-        seen.add(current)
-        bases = aliases.get(current)
-        if bases:
-            todo.extend(bases)
-        else:
-            roots.add(current)
-    return roots
+from kpc.ir.types import ArrayType, ScalarType  # noqa: F401  (doctest)
+from kpc.passes.aliasing import view_roots
 
 
 def _base_name(expr) -> str | None:
     while isinstance(expr, n.Index):
         expr = expr.base
     return expr.id if isinstance(expr, n.Name) else None
-
-
-def array_aliases(function: n.Function) -> dict:
-    """``local -> arrays it may view``: subviews (``ri = a[i, :]``) and names bound to other
-    names, tuple assignments included (``src, dst = dst, src`` swaps: each may hold either)."""
-    aliases: dict = {}
-    for node in n.walk(function):
-        if not isinstance(node, n.Assign):
-            continue
-        pairs = [(node.target, node.value)]
-        if isinstance(node.target, n.TupleExpr) and isinstance(node.value, n.TupleExpr):
-            pairs = list(zip(node.target.elements, node.value.elements))
-        for target, value in pairs:
-            if isinstance(target, n.Name) and isinstance(value, (n.Index, n.Name)) \
-                    and isinstance(getattr(value, "type", None), ArrayType):
-                base = _base_name(value)
-                if base is not None and base != target.id:
-                    aliases.setdefault(target.id, set()).add(base)
-    return aliases
 
 
 def written_params(functions: dict) -> dict:
@@ -76,7 +42,7 @@ def written_params(functions: dict) -> dict:
     while changed:
         changed = False
         for name, function in functions.items():
-            aliases = array_aliases(function)
+            roots = view_roots(function)
             params = {p.name for p in function.params}
             found = set()
             for node in n.walk(function):
@@ -93,7 +59,7 @@ def written_params(functions: dict) -> dict:
                             targets.append(_base_name(arg))
                 for target in targets:
                     if target is not None:
-                        found |= _roots(target, aliases) & params
+                        found |= roots.get(target, {target}) & params
             if found - written[name]:
                 written[name] |= found
                 changed = True
