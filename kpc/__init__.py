@@ -2,7 +2,8 @@
 
 ``kpc.build(path, target=..., out=...)`` builds a file as ``kpc build`` does;
 ``@kpc.jit`` replaces ``@numba.njit`` on a function of a normal module. Both are
-imported on first use, so ``import kpc`` stays cheap.
+imported on first use, so ``import kpc`` stays cheap. ``kpc.KpcFallbackWarning``: the
+warning of a call that runs the Numba function because kpc cannot type or compile it.
 """
 
 __version__ = "0.1.0"
@@ -17,4 +18,8 @@ def __getattr__(name):
         import importlib
 
         return importlib.import_module("kpc.jit")
+    if name == "KpcFallbackWarning":  # a call that runs the Numba function (kpc.runtime.fallback)
+        from kpc.runtime.fallback import KpcFallbackWarning
+
+        return KpcFallbackWarning
     raise AttributeError(f"module 'kpc' has no attribute {name!r}")

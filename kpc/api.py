@@ -18,7 +18,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kpc.frontend import parse_module
 from kpc.ir.diagnostics import KpcError
@@ -147,7 +147,10 @@ class Specialized:
 @dataclass
 class BuildResult:
     """What ``build`` wrote: the drop-in module, the functions it translated, the functions
-    kept as Numba (name -> reason) and the specializations compiled ahead of time."""
+    kept as Numba (name -> reason) and the specializations compiled ahead of time. ``deferred``:
+    translated functions without a signature that kpc could not type under assumed argument
+    types (name -> ``{"reason": what it reported, "assumptions": the guessed parameter types}``);
+    the argument types of each call decide (``lazy``)."""
 
     module_path: str
     functions: list
@@ -155,6 +158,7 @@ class BuildResult:
     specializations: list
     space: str
     cache_root: str
+    deferred: dict = field(default_factory=dict)
 
     def report(self) -> str:
         from kpc.runtime.dispatch import format_type
@@ -168,6 +172,8 @@ class BuildResult:
         lazy = [f for f in self.functions if not any(s.function == f for s in self.specializations)]
         if lazy:
             lines.append(f"  compiled on first call: {', '.join(lazy)}")
+        for name, reason in self.deferred.items():
+            lines.append(f"  typed at each call: {name}: under assumed types: {reason['reason'].splitlines()[0]}")
         for name, reason in self.rejected.items():
             lines.append(f"  kept as Numba: {name}: {reason.splitlines()[0] if reason else ''}")
         return "\n".join(lines)
@@ -183,7 +189,10 @@ def build(path, out, signatures=None, space: str = "openmp", strict: bool = Fals
     does); the others compile on the first call for each new argument-type
     signature. Compiled modules live in the build cache (``$KPC_CACHE_DIR``).
     Functions kpc cannot translate stay Numba in the drop-in module (``strict``:
-    raise instead). ``auto_parallel=False``: only ``prange`` loops run in parallel (also for
+    raise instead). A function without a signature is typed for the arguments of each
+    call: when its typing under assumed argument types (float64 for unknown dtypes) fails,
+    it is still translated (``BuildResult.deferred``), and a call whose types kpc cannot
+    type or compile runs the Numba function with a warning. ``auto_parallel=False``: only ``prange`` loops run in parallel (also for
     the specializations the drop-in module compiles later).
     """
     from kpc.backend.kokkos.dropin import DropinFunction, emit_dropin, python_signature
@@ -196,14 +205,20 @@ def build(path, out, signatures=None, space: str = "openmp", strict: bool = Fals
             source = handle.read()
     generic = load_module(path, source=source, strict=strict)
     rejected = {name: str(r.diagnostic) for name, r in generic.rejected.items()}
-    for name, reason in _untranslatable(path, source, generic, auto_parallel).items():
-        if strict:
-            raise KpcError.at(generic.functions[name].loc, reason, "kokkos backend")
-        rejected[name] = reason
+    requested = _signature_requests(signatures, generic)
+    deferred = {}
+    for name, error in _untranslatable(path, source, generic, auto_parallel).items():
+        guesses = [] if name in requested else _guessed_types(path, source, name)
+        if guesses and _type_dependent(error):  # typed under guessed argument types: each call decides
+            deferred[name] = {"reason": _reason(error), "assumptions": guesses}
+        elif strict:
+            raise KpcError.at(generic.functions[name].loc, _reason(error), "kokkos backend")
+        else:
+            rejected[name] = _reason(error)
     translated = [name for name in generic.functions if name not in rejected]
 
     requests, eager = [], set()
-    for name, texts in _signature_requests(signatures, generic).items():
+    for name, texts in requested.items():
         if name in rejected:
             continue
         eager.add(name)
@@ -236,7 +251,7 @@ def build(path, out, signatures=None, space: str = "openmp", strict: bool = Fals
     with open(temporary, "w", encoding="utf-8") as handle:
         handle.write(text)
     os.replace(temporary, output)
-    return BuildResult(output, translated, rejected, specialized, space, cache_root)
+    return BuildResult(output, translated, rejected, specialized, space, cache_root, deferred)
 
 
 def compile_specialization(source_path, function: str, types: tuple, space: str, options: dict) -> tuple:
@@ -338,7 +353,10 @@ def kokkos_compile_flags(unit) -> list:
     """Flags kpc adds to the toolchain's for a generated module: ``-fwrapv`` (int64 overflow wraps,
     as in Numba); ``-ffp-contract=off`` (no fused multiply-adds: Numba's LLVM does not contract
     ``a * b + c`` either, and ``ss / n - mean * mean`` must stay exactly 0 for one value) unless
-    every function of the unit has ``fastmath=True``, which gets ``-ffast-math`` instead."""
+    every function of the unit has ``fastmath=True``, which gets ``-ffast-math`` instead; last,
+    the user's ``KPC_CXXFLAGS`` (split like a shell would; part of the cache key)."""
+    import shlex
+
     from kpc.backend.kokkos.emitter import INCLUDE_DIR
 
     semantics = ["-ffast-math"] if unit.fastmath else ["-ffp-contract=off"]
@@ -346,7 +364,7 @@ def kokkos_compile_flags(unit) -> list:
         from kpc.runtime.device_arrays import cuda_compile_flags
 
         semantics += cuda_compile_flags(unit.fastmath)
-    return [f"-I{INCLUDE_DIR}", "-fwrapv"] + semantics
+    return [f"-I{INCLUDE_DIR}", "-fwrapv"] + semantics + shlex.split(os.environ.get("KPC_CXXFLAGS", ""))
 
 
 def kokkos_key_material(unit, install, toolchain) -> dict:
@@ -375,8 +393,6 @@ def kokkos_key_material(unit, install, toolchain) -> dict:
 def _typed_specialization(path, source, entries: dict, auto_parallel: bool = True):
     """The module typed for ``entries`` (function -> argument types) after the kokkos pipeline,
     holding only those functions and what they call."""
-    import networkx as nx
-
     from kpc.passes.manager import PassContext, run_pipeline
     from kpc.runtime.dispatch import SpecializationTypeError, format_type
 
@@ -384,21 +400,16 @@ def _typed_specialization(path, source, entries: dict, auto_parallel: bool = Tru
     try:
         module = load_module(path, signatures=texts, source=source)
     except KpcError as error:
-        raise SpecializationTypeError(_reason(error)) from None
+        raise SpecializationTypeError(_reason(error), error.diagnostic) from None
     for name in entries:
         if name in module.rejected:
-            raise SpecializationTypeError(str(module.rejected[name].diagnostic))
-    keep = set(entries)
-    for name in entries:
-        keep |= nx.descendants(module.callgraph, name)
-    for name in list(module.functions):
-        if name not in keep:
-            del module.functions[name]
-    module.rebuild_callgraph()
+            diagnostic = module.rejected[name].diagnostic
+            raise SpecializationTypeError(str(diagnostic), diagnostic)
+    module.keep_only(entries)
     try:
         run_pipeline(module, PassContext(target="kokkos", auto_parallel=auto_parallel))
     except KpcError as error:
-        raise SpecializationTypeError(_reason(error)) from None
+        raise SpecializationTypeError(_reason(error), error.diagnostic) from None
     return module
 
 
@@ -457,21 +468,32 @@ def _runtime_type(t) -> tuple:
     raise ValueError(f"kpc cannot take arguments of type {t} from Python yet")
 
 
+def _guessed_types(path, source, name: str) -> list:
+    """The parameter types of ``name`` that its typing without a signature only guesses."""
+    from kpc.passes.infer_types import guessed_types
+
+    module = load_module(path, source=source)
+    module.keep_only([name])
+    return guessed_types(module, name)
+
+
+def _type_dependent(error) -> bool:
+    """Whether ``error`` may come from guessed argument types: a diagnostic of the passes (the
+    Kokkos emitter's refusals and a spent pass budget are not)."""
+    diagnostic = getattr(error, "diagnostic", None)
+    return isinstance(error, KpcError) and diagnostic is not None and diagnostic.construct != "pass budget"
+
+
 def _untranslatable(path, source, generic, auto_parallel: bool = True) -> dict:
     """Functions whose generic typing (float64 assumed) the pipeline or the Kokkos emitter
-    rejects: name -> reason. Checked without compiling anything."""
-    import networkx as nx
-
+    rejects: name -> the error. Checked without compiling anything."""
     from kpc.backend.kokkos.cxx import BackendError
     from kpc.backend.kokkos.emitter import Specialization, emit_translation_unit
     from kpc.passes.manager import PassContext, run_pipeline
 
     def check(names) -> None:
         module = load_module(path, source=source)
-        for name in list(module.functions):
-            if name not in names and not any(name in nx.descendants(module.callgraph, k) for k in names):
-                del module.functions[name]
-        module.rebuild_callgraph()
+        module.keep_only(names)
         run_pipeline(module, PassContext(target="kokkos", auto_parallel=auto_parallel))
         for name in names:
             if name in module.rejected:
@@ -484,13 +506,13 @@ def _untranslatable(path, source, generic, auto_parallel: bool = True) -> dict:
         return {}
     except (KpcError, BackendError):
         pass
-    reasons = {}
+    errors = {}
     for name in names:
         try:
             check([name])
         except (KpcError, BackendError) as error:
-            reasons[name] = _reason(error)
-    return reasons
+            errors[name] = error
+    return errors
 
 
 def _reason(error) -> str:

@@ -187,7 +187,9 @@ def add_cache_command(subparsers) -> None:
         description=(
             "The build cache ($KPC_CACHE_DIR, default ~/.cache/kpc) holds one folder per compiled "
             "module: generated C++, the extension, and a manifest with its checksum. "
-            "'ls' lists entries, 'info KEY' shows one (a key prefix is enough) and verifies it, "
+            "'ls' lists entries, and the argument-type signatures that ran as Numba at a call "
+            "because kpc could not type or compile them ('numba' lines), 'info KEY' shows one entry "
+            "(a key prefix is enough) and verifies it, "
             "'clear [KEY]' removes one entry or all of them."
         ),
     )

@@ -115,8 +115,6 @@ def _build(path, target, out, space, signatures, strict, auto_parallel) -> Build
 def _decisions(path, source, target, signatures, auto_parallel) -> tuple:
     """function -> (role, regions) after the target's pipeline (generic types where no signature
     says), and the pipeline's warnings; empty when the pipeline rejects the module as a whole."""
-    import networkx as nx
-
     from kpc.api import load_module
     from kpc.passes.manager import PassContext, run_pipeline
 
@@ -130,11 +128,7 @@ def _decisions(path, source, target, signatures, auto_parallel) -> tuple:
     found, warnings = {}, []
     for name in module.functions:  # one kernel (and its callees) at a time: the others still get theirs
         single = load_module(path, signatures=signatures, source=source)
-        keep = {name} | nx.descendants(single.callgraph, name)
-        for other in list(single.functions):
-            if other not in keep:
-                del single.functions[other]
-        single.rebuild_callgraph()
+        single.keep_only([name])
         ctx = PassContext(target=target, auto_parallel=auto_parallel)
         try:
             run_pipeline(single, ctx)
@@ -187,7 +181,16 @@ def _build_kokkos(report, path, source, out, space, signatures, strict, auto_par
         if name in result.rejected:
             report.kernels.append(_kernel(name, "numba", roles, result.rejected[name], constructs.get(name)))
             continue
+        if name in result.deferred:  # its typing under guessed argument types failed
+            kernel = _kernel(name, "lazy", {}, reason=result.deferred[name]["reason"])
+            kernel.role = roles.get(name, ("entry", []))[0]
+            kernel.assumptions = list(result.deferred[name]["assumptions"])
+            kernel.cache = "lazy"
+            kernel.fallbacks = runtime_fallbacks(path, source, name)
+            report.kernels.append(kernel)
+            continue
         kernel = _kernel(name, "translated", roles)
+        kernel.fallbacks = runtime_fallbacks(path, source, name)
         compiled = [s for s in result.specializations if s.function == name]
         if compiled:
             kernel.cache = "miss" if any(s.built for s in compiled) else "hit"
@@ -196,6 +199,26 @@ def _build_kokkos(report, path, source, out, space, signatures, strict, auto_par
         elif kernel.role != "device":
             kernel.cache = "lazy"
         report.kernels.append(kernel)
+
+
+def runtime_fallbacks(path, source: str, name: str) -> list:
+    """``name(types): reason`` of each argument-type signature of ``name`` that ran as Numba at
+    a call (recorded in the build cache by a drop-in module built from this very source)."""
+    import hashlib
+
+    from kpc.runtime.cache import BuildCache
+    from kpc.runtime.dispatch import compiler_digest, format_type
+
+    digest = hashlib.sha256(source.encode()).hexdigest()
+    found = []
+    for record in BuildCache().fallbacks():
+        if (record.get("function") == name and record.get("digest") == digest
+                and record.get("kpc") == compiler_digest()
+                and os.path.abspath(str(record.get("source"))) == os.path.abspath(path)):
+            signature = ", ".join(format_type(tuple(t)) for t in record.get("types", []))
+            where = f"{record['location']}: " if record.get("location") else ""
+            found.append(f"{name}({signature}): {where}{record.get('construct')}: {record.get('message')}")
+    return sorted(set(found))
 
 
 def _build_pykokkos(report, path, source, out, space, signatures, strict, auto_parallel, roles) -> None:

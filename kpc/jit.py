@@ -5,9 +5,10 @@ call: kpc reads the function's source file (it needs one: not for functions type
 into a REPL), builds that module's kernels into a drop-in module under the build
 cache, and from then on calls the Kokkos version, compiling a new specialization
 for each new argument-type signature as Numba does. When kpc cannot translate the
-function (an unsupported construct, argument types it cannot compile) it warns
-and runs the function with ``numba.njit`` and the same options instead, unless
-``strict=True``, which raises ``KpcError``/``TypeError`` instead.
+function (an unsupported construct) it warns and runs the function with ``numba.njit``
+and the same options instead; argument types it cannot type or compile run the Numba
+version for those types only (a ``KpcFallbackWarning`` each); ``strict=True`` raises
+``KpcError``/``TypeError`` instead.
 
     import kpc
 
@@ -33,11 +34,11 @@ import os
 import threading
 import warnings
 
+from kpc.runtime.fallback import KpcFallbackWarning  # noqa: F401  (also kpc.jit.KpcFallbackWarning)
+
 _NUMBA_OPTIONS = ("parallel", "fastmath", "cache", "nogil", "boundscheck", "error_model", "inline", "locals")
 
 
-class KpcFallbackWarning(UserWarning):
-    """kpc could not compile a ``@kpc.jit`` function and runs it with Numba instead."""
 
 
 _builds: dict = {}
@@ -81,20 +82,13 @@ class KpcFunction:
         self.target = None
         self.fallback_reason = None
         self._call = None
+        self._numba = None
         self._lock = threading.Lock()
 
     def __call__(self, *args):
         call = self._call
         if call is None:
             call = self._resolve()
-        if self.target == "kokkos":
-            try:
-                return call(*args)
-            except TypeError as error:
-                if "kpc cannot compile" not in str(error) or self.strict:
-                    raise
-                self._fall_back(str(error))
-                return self._call(*args)
         return call(*args)
 
     def __repr__(self) -> str:
@@ -135,20 +129,31 @@ class KpcFunction:
             raise _NotTranslated(module.reasons[name])
         if name not in module.translated:
             raise _NotTranslated(f"{name}: kpc did not find it as a kernel of {path}")
+        # Argument types kpc cannot type or compile run this function's Numba version (the
+        # source module's attribute is this object, not a Numba function).
+        dispatcher = module.dropin._kpc.dispatchers[name]
+        dispatcher.strict = self.strict
+        dispatcher.fallback = self._numba_function
         return getattr(module.dropin, name)
 
     def _fall_back(self, reason: str) -> None:
-        import numba
-
         self.fallback_reason = reason
         warnings.warn(f"kpc.jit: running {self.__qualname__} with Numba: {reason.splitlines()[0]}",
                       KpcFallbackWarning, stacklevel=4)
-        options = {k: v for k, v in self.options.items() if k in _NUMBA_OPTIONS}
-        if self.signatures_given:
-            self._call = numba.njit(*self.signatures_given, **options)(self.py_func)
-        else:
-            self._call = numba.njit(**options)(self.py_func)
+        self._call = self._numba_function()
         self.target = "numba"
+
+    def _numba_function(self):
+        """``numba.njit`` of the Python function with the same options (made once)."""
+        if self._numba is None:
+            import numba
+
+            options = {k: v for k, v in self.options.items() if k in _NUMBA_OPTIONS}
+            if self.signatures_given:
+                self._numba = numba.njit(*self.signatures_given, **options)(self.py_func)
+            else:
+                self._numba = numba.njit(**options)(self.py_func)
+        return self._numba
 
 
 class _NotTranslated(Exception):

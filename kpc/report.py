@@ -4,7 +4,11 @@ One ``BuildReport`` per source file, one ``KernelReport`` per jitted function:
 ``translated`` (with the dispatch, policy and reductions the passes chose, and
 whether its compiled module came from the build cache), ``numba`` (kept as the
 original Numba function, with the construct and ``file:line:col`` that stopped
-it) or ``failed`` (the C++ compiler rejected the generated code). ``kpc build``
+it), ``lazy`` (translated, but kpc could not type it under the argument types it
+guessed, listed in ``assumptions``, so each call's types decide; a call kpc cannot type
+or compile runs Numba) or
+``failed`` (the C++ compiler rejected the generated code). ``fallbacks`` lists the
+argument-type signatures that ran as Numba at a call (recorded in the build cache). ``kpc build``
 writes the JSON form to ``<out>/<stem>.kpc.json``; ``SCHEMA`` describes it and
 ``validate`` checks a document against it.
 
@@ -33,7 +37,7 @@ from dataclasses import dataclass, field
 from kpc import __version__
 
 REPORT_VERSION = 1
-STATUSES = ("translated", "numba", "failed")
+STATUSES = ("translated", "lazy", "numba", "failed")
 CACHE_STATES = ("hit", "miss", "lazy", "none")
 
 
@@ -70,6 +74,8 @@ class KernelReport:
     cache: str = "none"
     build_seconds: float | None = None
     signatures: list = field(default_factory=list)
+    fallbacks: list = field(default_factory=list)
+    assumptions: list = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {
@@ -78,6 +84,7 @@ class KernelReport:
             "regions": [r.to_dict() for r in self.regions], "construct": self.construct,
             "location": self.location, "reason": self.reason, "cache": self.cache,
             "build_seconds": self.build_seconds, "signatures": list(self.signatures),
+            "fallbacks": list(self.fallbacks), "assumptions": list(self.assumptions),
         }
 
 
@@ -131,8 +138,9 @@ class BuildReport:
         """The human-readable report: a heading, one row per kernel, a line for each one kept or failed."""
         paint = _painter(color)
         where = f"{self.source} -> {display_path(self.output)}" if self.output else self.source
-        head = (f"{where} ({self.target}, {self.space}): {self.count('translated')} translated, "
-                f"{self.count('numba')} kept as Numba, {self.count('failed')} failed"
+        lazy = f" ({self.count('lazy')} typed at each call)" if self.count("lazy") else ""
+        head = (f"{where} ({self.target}, {self.space}): {self.count('translated') + self.count('lazy')} "
+                f"translated{lazy}, {self.count('numba')} kept as Numba, {self.count('failed')} failed"
                 + (f" in {self.seconds:.1f} s" if self.seconds else ""))
         lines = [paint(head, "bold")]
         if self.error is not None:
@@ -145,15 +153,21 @@ class BuildReport:
         widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
         for index, row in enumerate(rows):
             text = "  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip()
-            if index and row[1] != "translated":
+            if index and row[1] not in ("translated", "lazy"):
                 text = paint(text, "yellow" if row[1] == "numba" else "red")
             lines.append(text)
-            if index == 0 or row[1] == "translated":
+            if index == 0:
                 continue
             k = self.kernels[index - 1]
-            what = "kept as Numba" if k.status == "numba" else "failed"
-            detail = ": ".join(x for x in (k.construct, _first_line(k.reason)) if x)
-            lines.append(f"    {k.location + ': ' if k.location else ''}{what}" + (f": {detail}" if detail else ""))
+            if k.status != "translated":
+                what = {"numba": "kept as Numba", "lazy": "typed at each call", "failed": "failed"}[k.status]
+                detail = ": ".join(x for x in (k.construct, _first_line(k.reason)) if x)
+                lines.append(f"    {k.location + ': ' if k.location else ''}{what}"
+                             + (f": {detail}" if detail else ""))
+                if k.assumptions:
+                    lines.append(f"      under the assumed {'; '.join(k.assumptions)}")
+            for fallback in k.fallbacks:
+                lines.append(paint(f"    ran as Numba at a call: {fallback}", "yellow"))
         for warning in self.warnings:
             lines.append(paint(f"  warning: {_first_line(warning)}", "magenta"))
         for violation in self.violations:
@@ -278,7 +292,8 @@ REGION_SCHEMA = {
 KERNEL_SCHEMA = {
     "type": "object",
     "required": ["name", "status", "role", "dispatch", "policy", "reductions", "regions", "construct",
-                 "location", "reason", "cache", "build_seconds", "signatures"],
+                 "location", "reason", "cache", "build_seconds", "signatures", "fallbacks",
+                 "assumptions"],
     "additionalProperties": False,
     "properties": {
         "name": {"type": "string"},
@@ -294,6 +309,8 @@ KERNEL_SCHEMA = {
         "cache": {"enum": list(CACHE_STATES)},
         "build_seconds": {"type": ["number", "null"]},
         "signatures": _STRINGS,
+        "fallbacks": _STRINGS,
+        "assumptions": _STRINGS,
     },
 }
 

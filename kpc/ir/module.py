@@ -68,6 +68,15 @@ class Module:
         self.callgraph = graph
         return graph
 
+    def keep_only(self, names) -> None:
+        """Drop every function that is not in ``names`` nor called from one of them, directly or not."""
+        keep = set(names)
+        for name in names:
+            keep |= nx.descendants(self.callgraph, name)
+        for name in [f for f in self.functions if f not in keep]:
+            del self.functions[name]
+        self.rebuild_callgraph()
+
     def callers(self, name: str) -> list:
         return list(self.callgraph.predecessors(name))
 

@@ -235,26 +235,49 @@ class ModuleTyping:
             if param.type != UNKNOWN:
                 types.append(param.type)
                 continue
-            if use is not None and use.array:
-                rank = use.rank or 1
-                why = use.reason if use.rank else "used as an array, rank 1 assumed"
-                if use.integer_elements:
-                    ty = ArrayType(INT64, rank)
-                    dtype_why = f"dtype int64: {use.integer_elements}"
-                else:
-                    ty = ArrayType(FLOAT64, rank)
-                    dtype_why = "dtype float64 assumed"
-                notes.append(f"{param.name}: {ty} (no signature; {dtype_why}; rank {rank}: {why})")
-            elif use is not None and use.integer:
-                ty = INT64
-                notes.append(f"{param.name}: {ty} (no signature; used as {use.integer})")
-            else:
-                ty = FLOAT64
-                notes.append(f"{param.name}: {ty} (no signature; a scalar not used as an integer)")
+            ty, note, _ = assumed_type(param.name, uses.get(param.name))
             types.append(ty)
+            notes.append(note)
         self.params[function.name] = types
         self.generic[function.name] = notes
         return types
+
+
+def assumed_type(name: str, use) -> tuple:
+    """``(type, note, settled)``: what infer-types assumes for a parameter without a signature
+    from ``use`` (its ``param_uses`` entry), the note saying why, and whether the body settles
+    it (an integer use, integer elements, a rank from indexing) or it is a guess (float64 for an
+    unknown dtype, rank 1) that a call's real types may contradict."""
+    if use is not None and use.array:
+        rank = use.rank or 1
+        why = use.reason if use.rank else "used as an array, rank 1 assumed"
+        if use.integer_elements:
+            ty, dtype_why = ArrayType(INT64, rank), f"dtype int64: {use.integer_elements}"
+        else:
+            ty, dtype_why = ArrayType(FLOAT64, rank), "dtype float64 assumed"
+        return ty, f"{name}: {ty} (no signature; {dtype_why}; rank {rank}: {why})", bool(
+            use.rank and use.integer_elements)
+    if use is not None and use.integer:
+        return INT64, f"{name}: {INT64} (no signature; used as {use.integer})", True
+    return FLOAT64, f"{name}: {FLOAT64} (no signature; a scalar not used as an integer)", False
+
+
+def guessed_types(module, name: str) -> list:
+    """The notes of ``name``'s parameter types that infer-types would only guess (see
+    ``assumed_type``); empty when a signature or the body settles every one, or when the body's
+    array ranks conflict whatever the arguments are (``param_uses`` raises)."""
+    function = module.functions[name]
+    try:
+        uses = param_uses(module).get(name, {})
+    except KpcError:
+        return []
+    guesses = []
+    for param in function.params:
+        if param.type == UNKNOWN:
+            _, note, settled = assumed_type(param.name, uses.get(param.name))
+            if not settled:
+                guesses.append(note)
+    return guesses
 
 
 def _site_order(item):

@@ -249,6 +249,20 @@ class BuildCache:
     def write_index(self, index_key: str, record: dict) -> None:
         _write_json(self.index_path(index_key), record)
 
+    def fallbacks(self) -> list:
+        """The index's records of signatures that ran as Numba (``kpc.runtime.fallback``), newest first."""
+        found = []
+        folder = self.root / "index"
+        for path in (folder.glob("*/*.json") if folder.is_dir() else ()):
+            try:
+                record = json.loads(path.read_text())
+            except (OSError, ValueError):
+                continue
+            if isinstance(record, dict) and "fallback" in record:
+                found.append(record)
+        found.sort(key=lambda record: -record.get("created", 0))
+        return found
+
     # ------------------------------------------------------------ kpc cache ls | info | clear
     def entries(self) -> list:
         """Every entry folder with its manifest (``None`` when unreadable), newest first."""
@@ -317,6 +331,14 @@ def format_listing(cache: BuildCache) -> str:
         functions = sorted({e["function"] for e in manifest.get("entries", [])})
         lines.append(f"{key[:12]}  {size:6.2f} MB  {_age(manifest.get('created', 0)):>8}  "
                      f"{manifest.get('space', '?'):7}  {source}: {', '.join(functions)}")
+    for record in cache.fallbacks():
+        from .dispatch import format_type
+
+        signature = ", ".join(format_type(tuple(t)) for t in record.get("types", []))
+        where = f"{record['location']}: " if record.get("location") else ""
+        lines.append(f"{'numba':12}  {_age(record.get('created', 0)):>18}  {'':7}  "
+                     f"{os.path.basename(str(record.get('source', '?')))}: {record.get('function')}({signature}) "
+                     f"ran as Numba: {where}{record.get('construct')}: {record.get('message')}")
     return "\n".join(lines) if lines else f"(no entries in {cache.root})"
 
 

@@ -29,11 +29,12 @@ import json
 import os
 import sys
 import threading
+import warnings
 from pathlib import Path
 
 import numpy as np
 
-from . import kokkos_session, loader
+from . import fallback, kokkos_session, loader
 from .cache import BuildCache
 
 SUPPORTED_DTYPES = frozenset([
@@ -85,7 +86,7 @@ def typeof(value):
 
 def format_type(t) -> str:
     """Numba's spelling of an argument type (``float64[:, ::1]`` for a C-contiguous 2-D array)."""
-    if t[0] == "scalar":
+    if t[0] in ("scalar", "python"):  # "python": a value kpc does not type (a list): its class
         return t[1]
     _, dtype, ndim, layout = t
     dims = [":"] * ndim
@@ -146,6 +147,10 @@ class Dispatcher:
         self.eager = eager
         self.table: dict = {}
         self._lock = threading.Lock()
+        # A signature kpc cannot type or compile runs ``fallback()`` (the Numba function; see
+        # ``kpc.runtime.fallback``), unless ``strict`` or KPC_STRICT, which raise.
+        self.strict = False
+        self.fallback = None
 
     def __call__(self, *args):
         try:
@@ -167,21 +172,26 @@ class Dispatcher:
         kokkos_session.check_process()
         if len(args) != len(self.params):
             raise TypeError(f"{self.name}() takes {len(self.params)} arguments ({len(args)} given)")
-        types = []
+        types, problem = [], None
         for param, value in zip(self.params, args):
             t = typeof(value)
             if t is None:
-                raise TypeError(f"{self.name}(): argument {param!r} must be a NumPy array or a number, "
-                                f"got {type(value).__name__}")
-            if t[0] == "array" and t[1] not in SUPPORTED_DTYPES:
-                raise TypeError(f"{self.name}(): argument {param!r} has dtype {t[1]}, which kpc does not support "
-                                f"(supported: {', '.join(sorted(SUPPORTED_DTYPES))})")
-            if t[0] == "scalar" and t[1] not in SUPPORTED_DTYPES:
-                raise TypeError(f"{self.name}(): argument {param!r} is a {t[1]}, which kpc does not support")
+                problem = f"argument {param!r} must be a NumPy array or a number, got {type(value).__name__}"
+            elif t[0] == "array" and t[1] not in SUPPORTED_DTYPES:
+                problem = (f"argument {param!r} has dtype {t[1]}, which kpc does not support "
+                           f"(supported: {', '.join(sorted(SUPPORTED_DTYPES))})")
+            elif t[0] == "scalar" and t[1] not in SUPPORTED_DTYPES:
+                problem = f"argument {param!r} is a {t[1]}, which kpc does not support"
+            if problem is not None:
+                break
             types.append(t)
-        types = tuple(types)
         with self._lock:
-            function = self.runtime.function_for(self, types)
+            if problem is None:
+                function = self.runtime.function_for(self, tuple(types))
+            elif self.eager or fallback.strict_mode(self.strict):
+                raise TypeError(f"{self.name}(): {problem}")
+            else:  # Numba may take what kpc does not (a list, a tuple, complex numbers): it runs
+                function = self.runtime.argument_fallback(self, args, problem)
         try:
             self.table[tuple(map(arg_key, args))] = function
         except TypeError:
@@ -218,11 +228,15 @@ class ModuleRuntime:
         self.build_cache_root = cache_root
         self.name = name
         self.specializations: list = []
+        self.fallbacks: dict = {}  # (function, types) -> the record of why the Numba function runs
+        self.dispatchers: dict = {}
+        self._source_digest = None
         self._original = None
         self._original_lock = threading.Lock()
 
     def dispatcher(self, name: str, params: tuple, eager: bool = False) -> Dispatcher:
-        return Dispatcher(self, name, tuple(params), eager)
+        self.dispatchers[name] = Dispatcher(self, name, tuple(params), eager)
+        return self.dispatchers[name]
 
     # ------------------------------------------------------------ finding a specialization
     def function_for(self, dispatcher: Dispatcher, types: tuple):
@@ -245,10 +259,7 @@ class ModuleRuntime:
                 module = loader.load_entry(BuildCache().verify(key))
             self._record(name, types)
             return getattr(module, symbol)
-        key, symbol = self._lazy(dispatcher, types)
-        module = loader.load_entry(BuildCache().verify(key))
-        self._record(name, types)
-        return getattr(module, symbol)
+        return self._lazy(dispatcher, types)
 
     def _record(self, name, types) -> None:
         if (name, types) not in self.specializations:
@@ -287,38 +298,78 @@ class ModuleRuntime:
         return self.prebuilt[(name, types)]
 
     # ------------------------------------------------------------ compiling on demand
+    def source_digest(self) -> str | None:
+        """The sha256 of the user's source file as it is now (read once), None if unreadable."""
+        if self._source_digest is None:
+            try:
+                with open(self.source, "rb") as handle:
+                    self._source_digest = hashlib.sha256(handle.read()).hexdigest()
+            except OSError:
+                return None
+        return self._source_digest
+
     def _index_key(self, name: str, types: tuple) -> str | None:
-        try:
-            with open(self.source, "rb") as handle:
-                source_digest = hashlib.sha256(handle.read()).hexdigest()
-        except OSError:
+        source_digest = self.source_digest()
+        if source_digest is None:
             return None
         material = {
             "source": os.path.abspath(self.source), "digest": source_digest, "function": name,
             "types": types, "space": self.space, "options": self.options, "kpc": compiler_digest(),
-            "python": sys.version, "environment": {k: os.environ.get(k, "") for k in
-                                                   ("KOKKOS_ROOT", "Kokkos_DIR", "CMAKE_PREFIX_PATH", "CXX")},
+            "python": sys.version,
+            "environment": {k: os.environ.get(k, "") for k in
+                            ("KOKKOS_ROOT", "Kokkos_DIR", "CMAKE_PREFIX_PATH", "CXX", "KPC_CXXFLAGS")},
         }
         return hashlib.sha256(json.dumps(material, sort_keys=True, default=str).encode()).hexdigest()[:40]
 
-    def _lazy(self, dispatcher: Dispatcher, types: tuple) -> tuple:
+    def _lazy(self, dispatcher: Dispatcher, types: tuple):
+        """The function compiled for ``types`` (from the cache's index, or compiled now), or the
+        Numba function when kpc cannot type or compile it (``kpc.runtime.fallback``)."""
         name = dispatcher.name
         cache = BuildCache()
         index_key = self._index_key(name, types)
-        if index_key is not None:
-            record = cache.read_index(index_key)
-            if record is not None and cache.lookup(record["key"]) is not None:
-                return record["key"], record["symbol"]
-        compile_one = _specializer()
+        record = cache.read_index(index_key) if index_key is not None else None
+        if record is not None and "fallback" in record:
+            return self._fall_back(dispatcher, types, record, None, earlier=True)
         try:
-            key, symbol = compile_one(self.source, name, types, self.space, self.options)
-        except SpecializationTypeError as error:
-            signature = ", ".join(f"{p}: {format_type(t)}" for p, t in zip(dispatcher.params, types))
-            raise TypeError(f"{name}(): kpc cannot compile it for the argument types ({signature}): {error}") from None
+            if record is None or cache.lookup(record["key"]) is None:
+                key, symbol = _specializer()(self.source, name, types, self.space, self.options)
+                record = {"key": key, "symbol": symbol, "function": name, "types": [list(t) for t in types],
+                          "source": self.source}
+            function = getattr(loader.load_entry(cache.verify(record["key"])), record["symbol"])
+        except fallback.PROPAGATE:
+            raise
+        except Exception as error:  # kpc cannot type, emit or compile it: Numba runs it
+            failure = fallback.failure_record(error, name)
+            failure.update({"types": [list(t) for t in types], "source": os.path.abspath(self.source),
+                            "digest": self.source_digest(), "kpc": compiler_digest()})
+            if index_key is not None and not fallback.strict_mode(dispatcher.strict):
+                cache.write_index(index_key, failure)
+            return self._fall_back(dispatcher, types, failure, error)
         if index_key is not None:
-            cache.write_index(index_key, {"key": key, "symbol": symbol, "function": name,
-                                          "types": [list(t) for t in types], "source": self.source})
-        return key, symbol
+            cache.write_index(index_key, record)
+        self._record(name, types)
+        return function
+
+    def argument_fallback(self, dispatcher: Dispatcher, args: tuple, problem: str):
+        """The Numba function, for arguments kpc cannot take (``problem`` says which)."""
+        record = {"kind": "argument", "function": dispatcher.name, "location": None,
+                  "construct": "argument type", "message": problem}
+        types = tuple(typeof(value) or ("python", type(value).__name__) for value in args)
+        return self._fall_back(dispatcher, types, record, None, stacklevel=6)
+
+    def _fall_back(self, dispatcher: Dispatcher, types: tuple, record: dict, error, earlier: bool = False,
+                   stacklevel: int = 7):
+        signature = ", ".join(format_type(t) for t in types)
+        if fallback.strict_mode(dispatcher.strict):
+            raise fallback.strict_error(dispatcher.name, signature, record, error)
+        function = dispatcher.fallback() if dispatcher.fallback is not None else self.original(dispatcher.name)
+        if (dispatcher.name, types) not in self.fallbacks:
+            self.fallbacks[(dispatcher.name, types)] = record
+            # stacklevel 7: _fall_back, _lazy, function_for, _resolve, Dispatcher.__call__, the
+            # drop-in's function, its caller
+            warnings.warn(fallback.fallback_message(dispatcher.name, signature, record, earlier),
+                          fallback.KpcFallbackWarning, stacklevel=stacklevel)
+        return function
 
     # ------------------------------------------------------------ the rest of the user's module
     def original(self, name: str):
@@ -352,7 +403,12 @@ class ModuleRuntime:
 
 
 class SpecializationTypeError(Exception):
-    """The compiler could not type a function for the given argument types."""
+    """The compiler could not type a function for the given argument types; ``diagnostic``:
+    the compiler's (``kpc.ir.diagnostics.Diagnostic``: place, construct), when it gave one."""
+
+    def __init__(self, message: str, diagnostic=None):
+        super().__init__(message)
+        self.diagnostic = diagnostic
 
 
 def _specializer():

@@ -69,7 +69,7 @@ def test_report_table_and_json(kpc, mixed, tmp_path, target):
         assert "pk.OpenMP" not in (tmp_path / "out" / "mixed.py").read_text()
     assert "mixed.py:22:" in result.stdout and "list" in result.stdout        # where listy was stopped
     data = _report(tmp_path / "out", "mixed")
-    assert data["target"] == target and data["summary"] == {"translated": 2, "numba": 1, "failed": 0}
+    assert data["target"] == target and data["summary"] == {"translated": 2, "lazy": 0, "numba": 1, "failed": 0}
     kernels = _kernels(data)
     assert kernels["total"]["dispatch"] == "parallel_reduce" and kernels["total"]["reductions"] == ["sum:s"]
     assert kernels["total"]["policy"].startswith("Range")

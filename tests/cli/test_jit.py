@@ -1,5 +1,6 @@
 """`@kpc.jit` in place of `numba.njit`: compiled through the Kokkos target on first call, Numba
-with a warning when kpc cannot translate the function, an error instead with strict=True."""
+with a warning when kpc cannot translate the function (or take a call's arguments), an error
+instead with strict=True."""
 
 from __future__ import annotations
 
@@ -36,6 +37,14 @@ MODULE = textwrap.dedent("""
     def strict_listy(a):
         xs = [1.0, 2.0]
         return a[0] + xs[1]
+
+
+    @kpc.jit(strict=True)
+    def strict_total(a):
+        s = 0.0
+        for i in range(a.shape[0]):
+            s += a[i]
+        return s
 """)
 
 
@@ -82,3 +91,14 @@ def test_translated_on_first_call(user_module):
     assert user_module.total(a) == a.sum()
     assert user_module.total.target == "kokkos"
     assert user_module.total(a[:10]) == 45.0
+
+
+def test_arguments_kpc_cannot_take_run_the_numba_version_of_that_function(user_module):
+    from kpc.jit import KpcFallbackWarning
+
+    z = np.array([1 + 1j, 2 - 3j])
+    with pytest.warns(KpcFallbackWarning, match=r"kpc cannot take the arguments of total\(complex128"):
+        assert user_module.total(z) == 3 - 2j          # numba.njit(parallel=True) of the Python function
+    assert user_module.total.target == "kokkos"        # other argument types still go to Kokkos
+    with pytest.raises(TypeError, match="argument 'a' has dtype complex128"):
+        user_module.strict_total(z)

@@ -92,9 +92,14 @@ def test_eager_mismatch_is_a_type_error_naming_the_parameter(runtime, args, para
     (np.ones(3, dtype=np.complex128), "has dtype complex128"),
     (np.array(["a"]), "has dtype str"),
 ])
-def test_unsupported_arguments_are_type_errors_naming_the_parameter(runtime, value, message):
+@pytest.mark.parametrize("eager", [True, False])
+def test_unsupported_arguments_are_type_errors_naming_the_parameter(runtime, monkeypatch, value, message, eager):
+    """With an eager signature (as in Numba), or in strict mode; otherwise the Numba function
+    runs (tests/runtime/test_call_time_typing.py)."""
     runtime, _ = runtime
-    f = runtime.dispatcher("f", ("a", "k"), eager=False)
+    if not eager:
+        monkeypatch.setenv("KPC_STRICT", "1")
+    f = runtime.dispatcher("f", ("a", "k"), eager=eager)
     with pytest.raises(TypeError, match=f"f\\(\\): argument 'a' {message}"):
         f(value, 1.0)
 
