@@ -15,6 +15,8 @@ these normalizations, which do not change meaning:
   (``assign``);
 - calls of other kernels are bound positionally, with defaults filled in;
 - ``int(x)``, ``float(x)``, ``bool(x)``, ``np.float32(x)``, ``numba.int32(x)`` are ``Cast``;
+- ``np.random.X(...)`` is ``Call(kind="random")`` with its arguments bound to NumPy's
+  parameters, in order (``random_call``);
 - ``math.X``/``np.X`` names are spelled canonically (``np.sqrt`` for ``numpy.sqrt`` or
   ``from numpy import sqrt``); a dtype reference (``np.float32``, ``float`` as a dtype) is a
   ``GlobalConst`` whose value is the dtype name (a ``str``).
@@ -619,6 +621,8 @@ class FunctionLowering:
             if len(node.args) != 1:
                 raise self.fail(node, f"{_canonical(qualified)}() takes exactly one argument in a kernel", "call")
             return n.Cast(scalar(table[attr]), self.expr(node.args[0]), loc=loc)
+        if module == "numpy.random":
+            return self.random_call(node, attr)
         if module.startswith("numpy"):
             name = qualified[len("numpy."):]
             if name not in lib.NUMPY_FUNCS:
@@ -628,6 +632,35 @@ class FunctionLowering:
         if qualified == "numba.prange":
             raise self.reject(node, "range outside a for loop", "prange()")
         raise self.reject(node, "call into another library", f"{_canonical(qualified)}()")
+
+    def random_call(self, node: ast.Call, attr: str) -> n.Call:
+        """``np.random.<f>(...)``, its arguments bound to NumPy's parameters in order up to the
+        last one given, gaps filled with NumPy's defaults (``None`` for ``randint``'s ``high``)."""
+        loc = self.loc(node)
+        if attr not in lib.NUMPY_RANDOM:
+            supported = ", ".join(sorted(lib.NUMPY_RANDOM))
+            raise self.reject(node, "NumPy function", f"np.random.{attr}() (supported: {supported})")
+        params = lib.NUMPY_RANDOM[attr]
+        args = [self.expr(a) for a in node.args]
+        if params is None:
+            self.no_keywords(node, f"np.random.{attr}")
+            return n.Call(f"np.random.{attr}", args, "random", loc=loc)
+        if len(args) > len(params):
+            raise self.fail(node, f"np.random.{attr}() takes at most {len(params)} arguments", "call")
+        bound = dict(zip(params, args))
+        for keyword in node.keywords:
+            if keyword.arg not in params or keyword.arg in bound:
+                raise self.fail(keyword.value, f"np.random.{attr}() got an unexpected or repeated "
+                                               f"argument {keyword.arg!r}", "call")
+            bound[keyword.arg] = self.expr(keyword.value)
+        defaults = {"low": 0.0, "high": 1.0 if attr == "uniform" else None, "loc": 0.0, "scale": 1.0}
+        last = max((params.index(p) for p in bound), default=-1)
+        for param in params[:last + 1]:
+            if param not in bound:
+                if param not in defaults or attr == "randint" and param == "low":
+                    raise self.fail(node, f"np.random.{attr}() is missing the argument {param!r}", "call")
+                bound[param] = n.Const(defaults[param], loc=loc)
+        return n.Call(f"np.random.{attr}", [bound[p] for p in params[:last + 1]], "random", loc=loc)
 
     def kernel_call(self, node: ast.Call, callee: str) -> n.Call:
         """A call of another kernel, arguments bound positionally, defaults filled in."""

@@ -90,6 +90,15 @@ NUMPY_OTHER = frozenset({
 })
 NUMPY_FUNCS = frozenset(NUMPY_UFUNCS) | NUMPY_REDUCTIONS | NUMPY_ALLOCATIONS | NUMPY_LIKE | NUMPY_OTHER
 
+# np.random.<f>: draws from the process-wide generator, ``Call(kind="random")``. Each name
+# maps to its parameters in NumPy's order (``size`` last); ``rand``/``randn`` take the
+# extents themselves (``np.random.rand(n, m)``).
+NUMPY_RANDOM = {
+    "seed": ("seed",), "random": ("size",), "random_sample": ("size",), "rand": None,
+    "uniform": ("low", "high", "size"), "normal": ("loc", "scale", "size"),
+    "standard_normal": ("size",), "randn": None, "randint": ("low", "high", "size"),
+}
+
 # Array methods a.<m>(...), spelled ".m" in Call.func with the array as first argument.
 ARRAY_METHODS = frozenset({
     "sum", "prod", "min", "max", "mean", "std", "var", "argmin", "argmax", "any", "all",

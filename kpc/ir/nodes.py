@@ -145,7 +145,9 @@ class Call(Expr):
     - ``math``: a math intrinsic (``sqrt``, ``exp``, ``atan2``, ...; ``math.`` or ``np.`` scalar form);
     - ``builtin``: ``abs min max len int float bool range``;
     - ``numpy``: a NumPy function or array method before ``lower-numpy``
-      (``func`` is e.g. ``np.sum`` or ``.sum``; method calls put the object first in ``args``).
+      (``func`` is e.g. ``np.sum`` or ``.sum``; method calls put the object first in ``args``);
+    - ``random``: ``np.random.<f>``, a draw from (or ``seed`` of) the shared generator: a side
+      effect, never duplicated, reordered or removed; ``args`` are bound to NumPy's parameters.
     """
 
     func: str

@@ -476,7 +476,38 @@ class ElementLowering:
             return self.elementwise([expr.value], ty.dtype, pre, lambda a: self.b.cast(a, ty.dtype), hint)
         if isinstance(expr, n.Call) and expr.kind in ("numpy", "math", "builtin"):
             return self.call_value(expr, pre, hint)
+        if isinstance(expr, n.Call) and expr.kind == "random":
+            drawn = self.draws(expr, pre)
+            return self.read_back(self.materialize(drawn, pre, "draws"), drawn.shape)
         self.fail(f"array expression {type(expr).__name__} `{expr}`", expr)
+
+    def draws(self, call: n.Call, pre: list) -> ArrayValue:
+        """``np.random.<f>(..., size)`` (``rand``/``randn``: extents as arguments): one scalar
+        draw per element, its parameters evaluated once before, as NumPy does. Reading an
+        element draws it, so this value is only ever filled into an array (``array`` reads
+        it back from a temporary, an assignment draws into its target)."""
+        name = short_name(call.func)[len("random."):]
+        dtype = call.type.dtype
+        if name in ("rand", "randn"):
+            shape = [self.scalar(a, pre) for a in call.args]
+            func, params = "np.random.random" if name == "rand" else "np.random.standard_normal", []
+        else:
+            shape = self.shape_arg(call.args[-1], pre)
+            func, params = call.func, [self.drawn_once(self.scalar(a, pre), pre) for a in call.args[:-1]]
+
+        def draw(idx, body):
+            return n.Call(func, [clone(p) for p in params], "random", {}, dtype, self.loc)
+
+        return ArrayValue(shape, draw, dtype)
+
+    def drawn_once(self, expr, pre: list):
+        """A scalar operand that draws random numbers, computed once into a local before the
+        statement (NumPy draws it once, not once per element); any other expression as is."""
+        if not any(isinstance(x, n.Call) and x.kind == "random" for x in n.walk(expr)):
+            return expr
+        name = self.namer.fresh("draw", expr.type)
+        pre.append(n.Assign(self.b.name(name, expr.type), expr, self.loc))
+        return self.b.name(name, expr.type)
 
     def name_value(self, name: n.Name) -> ArrayValue:
         ty = name.type
@@ -589,7 +620,7 @@ class ElementLowering:
                     self.shape_hint = hint[len(hint) - ty.ndim:]
                 values.append(self.array(op, pre))
             else:
-                values.append(self.scalar(op, pre))
+                values.append(self.drawn_once(self.scalar(op, pre), pre))
         arrays = [v for v in values if isinstance(v, ArrayValue)]
         rank = max(v.ndim for v in arrays)
         extents: list = []

@@ -296,6 +296,7 @@ class CallEffects:
     params: dict = field(default_factory=dict)  # function -> parameter names
     written: dict = field(default_factory=dict)  # function -> names of array params it writes
     impure: dict = field(default_factory=dict)  # function -> description of a side effect
+    reseeding: set = field(default_factory=set)  # functions that call np.random.seed, through callees
 
     def side_effect(self, node) -> str | None:
         """The side effect of a call other than array writes (output, random state), or None."""
@@ -303,11 +304,19 @@ class CallEffects:
             return None
         if node.kind == "builtin" and node.func == "print":
             return "print() writes output in iteration order"
+        if self.reseeds(node):
+            return f"{node.func}() reseeds the shared random state" if node.kind == "random" \
+                else f"call @{node.func} (it calls np.random.seed())"
         if node.func.startswith(("np.random.", "numpy.random.", "random.")):
             return f"{node.func}() draws from a shared random state"
         if node.kind == "kernel" and node.func in self.impure:
             return f"call @{node.func} ({self.impure[node.func]})"
         return None
+
+    def reseeds(self, node) -> bool:
+        """Whether a call is ``np.random.seed`` or a kernel that calls it."""
+        return isinstance(node, n.Call) and (node.func == "np.random.seed" or
+                                             node.kind == "kernel" and node.func in self.reseeding)
 
 
 def call_effects(module) -> CallEffects:
@@ -325,6 +334,9 @@ def call_effects(module) -> CallEffects:
                 if access.kind != "read" and access.root in params and access.root not in effects.written[name]:
                     effects.written[name].add(access.root)
                     changed = True
+            if name not in effects.reseeding and any(effects.reseeds(node) for node in n.walk(function)):
+                effects.reseeding.add(name)
+                changed = True
             if name not in effects.impure:
                 for node in n.walk(function):
                     effect = effects.side_effect(node)
@@ -818,6 +830,9 @@ def _classify_carried(facts: LoopFacts, function, body, names: list, depth: int)
             facts.carried.append(f"{var} is carried from one iteration to the next")
         elif not _updates_apart_from_writes(body, defining):
             facts.carried.append(f"prefix sum of {var} is updated inside a loop or next to array writes")
+        elif facts.side_effects:
+            facts.carried.append(f"prefix sum of {var} in a loop whose {facts.side_effects[0]} "
+                                 "(a scan runs its iterations twice)")
         elif depth > 1:
             facts.carried.append(f"prefix sum of {var} cannot be collapsed into an MDRange")
         else:

@@ -59,7 +59,7 @@ from kpc.ir.diagnostics import Diagnostic, KpcError, Note, source_line_at
 from kpc.ir.module import Rejected
 from kpc.ir.printer import format_expr, format_function  # noqa: F401  (format_function: doctest)
 from kpc.ir.types import (
-    BOOL, FLOAT64, INT64, NONE, SLICE, UNKNOWN, ArrayType, DTypeType, ScalarType, TupleType, Type, scalar,
+    BOOL, FLOAT64, INT32, INT64, NONE, SLICE, UNKNOWN, ArrayType, DTypeType, ScalarType, TupleType, Type, scalar,
 )
 
 from . import numba_rules as rules
@@ -231,7 +231,6 @@ class ModuleTyping:
         uses = self.uses.get(function.name, {})
         types, notes = [], []
         for param in function.params:
-            use = uses.get(param.name)
             if param.type != UNKNOWN:
                 types.append(param.type)
                 continue
@@ -614,6 +613,8 @@ class FunctionTyping:
             return rules.math_call(name, args)
         if node.kind == "builtin":
             return rules.builtin_call(node.func, args)
+        if node.kind == "random":
+            return random_call(node, args)
         result = numpy_call(node, args, kwargs)
         if node.func.startswith("np.") and node.func[3:] in lib.NUMPY_UFUNCS \
                 and all(isinstance(a, ScalarType) for a in args):
@@ -712,6 +713,42 @@ def numpy_call(node: n.Call, args: list, kwargs: dict) -> Type:
     if handler is None:
         raise TypingFailure(f"{node.func}() is not supported with these arguments")
     return handler(node, args, kwargs)
+
+
+def random_call(node: n.Call, args: list) -> Type:
+    """The result type of ``np.random.<f>(...)`` (arguments bound by the frontend), as Numba
+    types it: float64 draws, ``randint`` in the integer type of its bounds, an int64 array for
+    ``randint(..., size)``; ``seed`` returns nothing.
+
+    >>> print(random_call(n.Call("np.random.randint", [n.Const(0), n.Const(9)]), [INT32, INT32]))
+    i32
+    >>> print(random_call(n.Call("np.random.normal", [n.Const(0.0), n.Const(1.0), n.Const(3)]), [FLOAT64] * 2 + [INT64]))
+    f64[:] C
+    """
+    name = node.func[len("np.random."):]
+    if name in ("rand", "randn"):
+        if not all(isinstance(a, ScalarType) and a.is_int for a in args):
+            raise TypingFailure(f"{node.func}() takes integer extents, got {', '.join(map(str, args))}")
+        return ArrayType(FLOAT64, len(args), "C") if args else FLOAT64
+    if name == "seed":
+        if len(args) != 1 or not (isinstance(args[0], ScalarType) and args[0].is_int):
+            raise TypingFailure(f"np.random.seed() takes one integer, got {', '.join(map(str, args)) or 'nothing'}")
+        return NONE
+    arity = len(lib.NUMPY_RANDOM[name])
+    size = args[arity - 1] if len(args) == arity and args[-1] != NONE else None
+    bounds = args[:arity - 1]
+    if name == "randint":
+        if not bounds:
+            raise TypingFailure("np.random.randint() needs an upper bound")
+        ints = [a for a in bounds if a != NONE]
+        if not all(isinstance(a, ScalarType) and a.is_int for a in ints):
+            raise TypingFailure(f"np.random.randint() bounds must be integers, got {', '.join(map(str, ints))}")
+        element = INT64 if size is not None else ints[0] if len(ints) == 1 else rules.unify(ints[0], ints[1])
+    else:
+        if not all(isinstance(a, ScalarType) and not a.is_complex for a in bounds):
+            raise TypingFailure(f"{node.func}() parameters must be real numbers, got {', '.join(map(str, bounds))}")
+        element = FLOAT64
+    return element if size is None else ArrayType(element, rules.shape_rank(size), "C")
 
 
 def _array(args: list, i: int, what: str) -> ArrayType:

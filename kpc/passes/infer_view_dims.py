@@ -59,7 +59,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kpc.ir import nodes as n
-from kpc.ir.intrinsics import NUMPY_UFUNCS
+from kpc.ir.intrinsics import NUMPY_RANDOM, NUMPY_UFUNCS
 from kpc.ir.diagnostics import KpcError, Note
 from kpc.ir.printer import format_expr, format_function  # noqa: F401  (format_function: doctest)
 from kpc.ir.types import NONE, SLICE, ArrayType, ScalarType
@@ -285,8 +285,21 @@ class _FunctionUses:
             self.set_lower(node.args[0].id, Fact(1, node.loc, f"{format_expr(node)} is read"))
         elif node.kind == "numpy":
             self.numpy_call(node)
+        elif node.kind == "random":
+            self.random_call(node)
         elif node.kind == "kernel":
             self.kernel_call(node)
+
+    def random_call(self, node: n.Call) -> None:
+        """The seed, ``randint``'s bounds, sizes and ``rand``/``randn`` extents are integers."""
+        name = node.func[len("np.random."):]
+        if name in ("seed", "rand", "randn", "randint"):
+            integers = node.args
+        else:
+            integers = node.args[-1:] if len(node.args) == len(NUMPY_RANDOM[name]) else []
+        for arg in integers:
+            for part in arg.elements if isinstance(arg, n.TupleExpr) else [arg]:
+                self.integer_use(part, f"an integer argument of {node.func}()")
 
     def numpy_call(self, node: n.Call) -> None:
         name = node.func[3:] if node.func.startswith("np.") else node.func[1:]

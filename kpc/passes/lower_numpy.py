@@ -310,7 +310,8 @@ class FunctionLowering:
             if target.id in self.shared_views and is_view_like(value):
                 low.fail(f"the strided or transposed view `{target.id} = {value}`, written through or "
                          "passed to a kernel", value, "Kokkos subviews have unit steps; pass the base array")
-            array = low.array(value, pre)
+            draws = isinstance(value, n.Call) and value.kind == "random"
+            array = low.draws(value, pre) if draws else low.array(value, pre)
             if array.temporary is not None:
                 return [n.Assign(target, clone(array.temporary), s.loc)]
             if any(isinstance(node, n.Name) and node.id == target.id for node in n.walk(value)):
@@ -743,10 +744,11 @@ def nested_blocks(s):
 
 
 def is_recomputable(value) -> bool:
-    """An expression whose elements can be recomputed at each use: no kernel call, no
-    uninitialised allocation."""
+    """An expression whose elements can be recomputed at each use: no kernel call, no random
+    draw, no uninitialised allocation."""
     for node in n.walk(value):
-        if isinstance(node, n.Call) and (node.kind == "kernel" or short_name(node.func) in ("empty", "empty_like")):
+        if isinstance(node, n.Call) and (node.kind in ("kernel", "random")
+                                         or short_name(node.func) in ("empty", "empty_like")):
             return False
     return True
 

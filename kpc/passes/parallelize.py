@@ -168,6 +168,11 @@ class _RegionFinder:
         if prange and facts.exits:
             self.warn(loop, f"prange loop has an {facts.exits[0]}; it runs serially")
             return f"{facts.exits[0]} (prange runs serially)"
+        if prange and any(self.effects.reseeds(node) for node in n.walk(loop.body)):
+            # Numba seeds the calling thread's generator; kpc's generator is one per process.
+            self.warn(loop, "prange loop calls np.random.seed(), which reseeds the random state of the "
+                            "whole process in kpc (of one thread in Numba); it runs serially")
+            return "np.random.seed() in the body (prange runs serially)"
         if not prange and facts.blockers():
             return note + _listing(facts.blockers(), separator="; ")
         races = facts.races() if prange else []

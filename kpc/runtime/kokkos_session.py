@@ -24,7 +24,8 @@ too, a hand-off between threads (microseconds against kpc's sub-microsecond over
 and over per-thread execution-space instances, which Kokkos 3.4's OpenMP space does not
 have. The lock is one per process, but each compiled module is its own shared object
 (loaded ``RTLD_LOCAL``), so the module that starts the session creates it and this
-module hands it, as a capsule, to every module loaded after (``_kpc_attach_session``).
+module hands it, as a capsule, to every module loaded after (``_kpc_attach_session``); the
+generator state of ``np.random`` in kernels is shared the same way (``_kpc_attach_random``).
 (When another library initialized Kokkos 3 on a thread other than the one that starts
 the session, there is no master to borrow, and other threads fail as Kokkos makes them.)
 An uncontended call pays one ``try_lock``; a contended one waits without the GIL. The
@@ -48,7 +49,7 @@ import atexit
 import os
 import threading
 
-_state = {"session": None, "module": None, "owned": False, "finalized": False, "pid": None}
+_state = {"session": None, "module": None, "owned": False, "finalized": False, "pid": None, "random": None}
 _lock = threading.Lock()
 
 FORKED_CHILD_MESSAGE = (
@@ -109,6 +110,11 @@ def ensure_initialized(module) -> None:
             _state["pid"] = os.getpid()
         else:
             module._kpc_attach_session(_state["session"])
+        # Modules whose kernels call np.random share one generator state (kpc_random.hpp):
+        # the first creates it, the others attach to it.
+        attach_random = getattr(module, "_kpc_attach_random", None)
+        if attach_random is not None:
+            _state["random"] = attach_random(_state["random"])
 
 
 def finalize() -> None:

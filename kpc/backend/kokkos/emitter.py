@@ -30,7 +30,8 @@ from .functions import FunctionEmitter
 
 HERE = Path(__file__).resolve().parent
 INCLUDE_DIR = HERE
-HEADERS = ("kpc_compat.hpp", "kpc_semantics.hpp", "kpc_numpy.hpp", "kpc_cuda.hpp", "kpc_scatter.hpp")
+HEADERS = ("kpc_compat.hpp", "kpc_semantics.hpp", "kpc_numpy.hpp", "kpc_cuda.hpp", "kpc_scatter.hpp",
+           "kpc_random.hpp")
 
 EXEC_SPACES = {"openmp": "Kokkos::OpenMP", "serial": "Kokkos::Serial", "cuda": "Kokkos::Cuda",
                "threads": "Kokkos::Threads"}
@@ -257,6 +258,11 @@ def emit_translation_unit(specializations, space: str = "openmp", source: str = 
         raise BackendError(f"unknown execution space {space!r}; expected one of {', '.join(EXEC_SPACES)}")
     spec_models, entries = [], []
     fastmath, scatter = True, False
+    draws = any(isinstance(node, n.Call) and node.kind == "random"
+                for spec in specializations for node in n.walk(list(spec.module.functions.values())))
+    if draws and space == "cuda":
+        raise BackendError("np.random in kernels is translated for host execution spaces only "
+                           "(the pool kpc_random.hpp keeps is not reachable from CUDA device code)")
     render_region = cuda.region_renderer(_render_region) if space == "cuda" else _render_region
     for index, spec in enumerate(specializations):
         module = spec.module
@@ -289,7 +295,7 @@ def emit_translation_unit(specializations, space: str = "openmp", source: str = 
         spec_models.append(SpecializationModel(namespace, _describe(module, spec.entries), functions, accumulators))
     text = _ENV.get_template("module.cpp.j2").render(
         version=__version__, source=source or "(unknown)", space=space, exec_space=EXEC_SPACES[space],
-        specializations=spec_models, entries=entries, scatter=scatter,
+        specializations=spec_models, entries=entries, scatter=scatter, draws=draws,
     )
     if space == "cuda":
         text = cuda.finish_source(text)

@@ -346,6 +346,8 @@ class ExprEmitter:
     def _Call(self, e) -> str:
         if e.kind == "kernel":
             return self.scope.call_text(e, self)
+        if e.kind == "random":
+            return self._random(e)
         name = _short(e.func)
         t = self.type_of(e)
         if e.kind == "builtin" or name in ("abs", "absolute", "min", "max", "minimum", "maximum", "sign"):
@@ -355,6 +357,26 @@ class ExprEmitter:
         if e.kind == "numpy":
             raise BackendError(f"NumPy call {e.func} must be lowered before the Kokkos backend (lower-numpy)", e.loc)
         raise BackendError(f"call of {e.func} is not supported by the Kokkos backend", e.loc)
+
+    def _random(self, e) -> str:
+        """``np.random.<f>(...)`` on scalars: a draw from the process's pool (``kpc_random.hpp``)."""
+        name = e.func[len("np.random."):]
+        t = self.type_of(e)
+        args = [a for a in e.args if not (isinstance(a, n.Const) and a.value is None)]
+        if name == "seed":
+            return f"kpc::random::seed<kpc_exec_space>({self.emit(args[0], INT64)})"
+        if name == "randint":
+            bounds = [self.emit(a, INT64) for a in args]
+            if len(bounds) == 1:
+                bounds.insert(0, "0")
+            text = f"kpc::random::randint<kpc_exec_space>({', '.join(bounds)})"
+            return text if t == INT64 else f"static_cast<{scalar_type(t)}>({text})"
+        if name in ("random", "random_sample", "rand"):
+            return "kpc::random::uniform01<kpc_exec_space>()"
+        params = [self.emit(a, FLOAT64) for a in args]  # none for standard_normal(), randn()
+        params += ["0.0", "1.0"][len(params):]
+        function = "uniform" if name == "uniform" else "normal"
+        return f"kpc::random::{function}<kpc_exec_space>({', '.join(params)})"
 
     def _builtin(self, e, name, t) -> str:
         args = e.args

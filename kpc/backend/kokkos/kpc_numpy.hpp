@@ -187,7 +187,10 @@ inline void check_errors() {
   int error = error_flag();
   if (error == 0) return;
   error_flag() = 0;
-  PyErr_SetString(error == index_error ? PyExc_IndexError : PyExc_ZeroDivisionError, error_message(error));
+  PyObject* type = error == index_error         ? PyExc_IndexError
+                   : error == empty_range_error ? PyExc_ValueError
+                                                : PyExc_ZeroDivisionError;
+  PyErr_SetString(type, error_message(error));
   throw py::error_already_set();
 }
 

@@ -83,13 +83,15 @@ inline int& error_flag() {
 }
 
 // What a kernel flags, with Numba's messages (error_message): ZeroDivisionError for the
-// first four, IndexError for an index out of bounds under boundscheck=True.
+// first four, IndexError for an index out of bounds under boundscheck=True, ValueError for
+// np.random.randint(low, high) with high <= low.
 enum : int {
   zero_division_error = 1,  // integer //
   integer_modulo_error = 2,
   division_error = 3,  // a / 0 (any type), float // 0.0
   modulo_error = 4,    // float % 0.0
   index_error = 5,
+  empty_range_error = 6,
 };
 
 inline const char* error_message(int error) {
@@ -102,6 +104,8 @@ inline const char* error_message(int error) {
       return "division by zero";
     case modulo_error:
       return "modulo by zero";
+    case empty_range_error:
+      return "empty range for randrange()";
     default:
       return "index is out of bounds";
   }

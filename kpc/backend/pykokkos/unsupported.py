@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+from kpc.ir import nodes as n
 from kpc.ir.nodes import NOLOC, Loc
 
 
@@ -29,7 +30,8 @@ def loc_of(node) -> Loc:
 
 
 def require_numba_semantics(module, name: str) -> None:
-    """Raise ``Unsupported`` when kernel ``name`` (or a function it calls) asks for checks PyKokkos cannot make.
+    """Raise ``Unsupported`` when kernel ``name`` (or a function it calls) asks for checks PyKokkos cannot make,
+    or draws random numbers (``np.random``).
 
     ``boundscheck=True``: PyKokkos views have no checked element access and a workunit cannot
     raise IndexError, so such a kernel stays Numba. Numba's ``error_model='python'`` is not
@@ -53,3 +55,8 @@ def require_numba_semantics(module, name: str) -> None:
         if function.options.get("boundscheck") is True:
             raise Unsupported(f"boundscheck=True in '{other}'", function.loc,
                               "PyKokkos has no checked element access and a workunit cannot raise IndexError")
+        for node in n.walk(function):
+            if isinstance(node, n.Call) and node.kind == "random":
+                raise Unsupported(f"{node.func}() in '{other}'", node.loc,
+                                  "kpc maps np.random to Kokkos random pools, which upstream PyKokkos does not "
+                                  "give workunits; the kernel stays Numba, and draws from Numba's generator")

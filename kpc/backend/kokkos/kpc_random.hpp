@@ -1,0 +1,187 @@
+// kpc_random.hpp: np.random in kernels, drawn from Kokkos random pools
+// (Kokkos::Random_XorShift64_Pool, spelled the same in Kokkos 3.4 and 4.x).
+//
+// One generator per process and execution space, as Numba has one per process: every kpc
+// module of the process draws from it, so a kernel's np.random.seed(s) also reseeds what
+// other kernels draw. Each module is its own shared object (loaded RTLD_LOCAL, hidden
+// symbols), so the pools live in a `streams` object that the first module using np.random
+// creates and kpc.runtime.kokkos_session hands to the others (_kpc_attach_random).
+//
+// A pool holds one XorShift64* state per thread of its execution space. A draw takes the
+// calling thread's state (get_state: the hardware thread id on host spaces, no lock),
+// advances it and puts it back (free_state), so the same call serves serial code, prange
+// bodies and device functions called from either. Serial code runs on thread 0: after
+// np.random.seed(s) it draws the same numbers on every run. A prange body draws from the
+// state of the thread that runs each iteration: the same numbers only with the same thread
+// count and a static schedule. Never the numbers Numba draws (a Mersenne Twister).
+//
+// Unseeded, a pool is seeded from std::random_device, as NumPy and Numba seed from the OS:
+// a fixed default would give every worker process of a Monte Carlo run the same stream.
+#pragma once
+
+#include <Kokkos_Random.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <typeinfo>
+#include <unordered_map>
+
+#include "kpc_semantics.hpp"
+
+namespace kpc {
+namespace random {
+
+template <class Space>
+using pool_type = Kokkos::Random_XorShift64_Pool<Space>;
+
+// The generator state of the process, shared by its modules. Calls run one at a time (the
+// session lock), so nothing here is locked.
+struct streams {
+  uint64_t generation = 1;  // changes with every seed: modules look their pool up again
+  bool seeded = false;
+  uint64_t seed = 0;
+  std::unordered_map<std::string, std::shared_ptr<void>> pools;  // by pool type
+};
+
+inline streams*& attached_streams() {
+  static streams* current = nullptr;
+  return current;
+}
+
+// This module's pool for its execution space, looked up in the shared streams by attach().
+template <class Space>
+struct module_pool {
+  static inline pool_type<Space>* pool = nullptr;
+  static inline uint64_t generation = 0;
+};
+
+inline uint64_t entropy_seed() {
+  std::random_device device;
+  return (static_cast<uint64_t>(device()) << 32) ^ device();
+}
+
+// In the binding of a module that draws, under the session lock, before its kernel runs:
+// never inside a parallel region, where creating a pool would race.
+template <class Space>
+inline void attach() {
+  streams* shared = attached_streams();
+  if (shared == nullptr) {
+    throw std::runtime_error("kpc: this module was imported without kpc.runtime.loader, so it has no random state");
+  }
+  if (module_pool<Space>::generation == shared->generation) return;
+  std::shared_ptr<void>& slot = shared->pools[typeid(pool_type<Space>).name()];
+  if (!slot) slot = std::make_shared<pool_type<Space>>(shared->seeded ? shared->seed : entropy_seed());
+  module_pool<Space>::pool = static_cast<pool_type<Space>*>(slot.get());
+  module_pool<Space>::generation = shared->generation;
+}
+
+// np.random.seed(s): new pools for every execution space, from s. Host code only: the
+// parallelize pass runs a prange that reseeds serially.
+template <class Space>
+inline void seed(int64_t value) {
+  streams* shared = attached_streams();
+  shared->pools.clear();
+  shared->seeded = true;
+  shared->seed = static_cast<uint64_t>(value);
+  ++shared->generation;
+  attach<Space>();
+}
+
+// [0, 1) from the top 53 bits of one draw, as NumPy's random() computes it.
+template <class Generator>
+KOKKOS_INLINE_FUNCTION double unit(Generator& gen) {
+  return static_cast<double>(gen.urand64() >> 11) * 0x1.0p-53;
+}
+
+// Marsaglia's polar method (Kokkos' normal() can take log(0)).
+template <class Generator>
+KOKKOS_INLINE_FUNCTION double standard_normal(Generator& gen) {
+  double u, s;
+  do {
+    u = 2.0 * unit(gen) - 1.0;
+    const double v = 2.0 * unit(gen) - 1.0;
+    s = u * u + v * v;
+  } while (s >= 1.0 || s == 0.0);
+  return u * kpc::math::sqrt(-2.0 * kpc::math::log(s) / s);
+}
+
+// An integer in [0, range) without modulo bias (Lemire's multiply-and-reject): the high
+// bits of the product, which are XorShift64*'s better bits.
+template <class Generator>
+KOKKOS_INLINE_FUNCTION uint64_t below(Generator& gen, uint64_t range) {
+  unsigned __int128 product = static_cast<unsigned __int128>(gen.urand64()) * range;
+  uint64_t low = static_cast<uint64_t>(product);
+  if (low < range) {
+    const uint64_t threshold = (0 - range) % range;
+    while (low < threshold) {
+      product = static_cast<unsigned __int128>(gen.urand64()) * range;
+      low = static_cast<uint64_t>(product);
+    }
+  }
+  return static_cast<uint64_t>(product >> 64);
+}
+
+// One draw from the calling thread's state.
+template <class Space, class Draw>
+KOKKOS_INLINE_FUNCTION auto draw(Draw&& body) {
+  const pool_type<Space>& pool = *module_pool<Space>::pool;
+  auto gen = pool.get_state();
+  const auto value = body(gen);
+  pool.free_state(gen);
+  return value;
+}
+
+// np.random.random() / rand() / random_sample()
+template <class Space>
+KOKKOS_INLINE_FUNCTION double uniform01() {
+  return draw<Space>([](auto& gen) { return unit(gen); });
+}
+
+// np.random.uniform(low, high): low + (high - low) * random(), NumPy's formula.
+template <class Space>
+KOKKOS_INLINE_FUNCTION double uniform(double low, double high) {
+  return low + (high - low) * uniform01<Space>();
+}
+
+// np.random.normal(loc, scale) / standard_normal() / randn()
+template <class Space>
+KOKKOS_INLINE_FUNCTION double normal(double loc, double scale) {
+  return loc + scale * draw<Space>([](auto& gen) { return standard_normal(gen); });
+}
+
+// np.random.randint(low, high): [low, high); an empty range flags Numba's ValueError.
+template <class Space>
+KOKKOS_INLINE_FUNCTION int64_t randint(int64_t low, int64_t high) {
+  if (KPC_UNLIKELY(high <= low)) {
+    raise_error(empty_range_error);
+    return low;
+  }
+  const uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
+  return static_cast<int64_t>(static_cast<uint64_t>(low) + draw<Space>([range](auto& gen) { return below(gen, range); }));
+}
+
+// _kpc_attach_random(None) creates the process's streams and returns them as a capsule;
+// _kpc_attach_random(capsule) attaches this module to those. The creator releases the
+// pools when Kokkos finalizes (their views must not outlive it).
+inline void define_random_functions(pybind11::module_& m) {
+  m.def("_kpc_attach_random", [](pybind11::object given) {
+    if (given.is_none()) {
+      attached_streams() = new streams();  // never deleted: modules may draw until the process exits
+      streams* created = attached_streams();
+      Kokkos::push_finalize_hook([created] {
+        created->pools.clear();
+        ++created->generation;
+      });
+      return pybind11::capsule(created, "kpc.random");
+    }
+    pybind11::capsule capsule = given.cast<pybind11::capsule>();
+    attached_streams() = capsule.get_pointer<streams>();
+    return capsule;
+  });
+}
+
+}  // namespace random
+}  // namespace kpc
