@@ -208,6 +208,8 @@ def build(path, out, signatures=None, space: str = "openmp", strict: bool = Fals
     requested = _signature_requests(signatures, generic)
     deferred = {}
     for name, error in _untranslatable(path, source, generic, auto_parallel).items():
+        if name in requested and _type_dependent(error):
+            continue  # typed for the requested signatures below instead (_failing_requests)
         guesses = [] if name in requested else _guessed_types(path, source, name)
         if guesses and _type_dependent(error):  # typed under guessed argument types: each call decides
             deferred[name] = {"reason": _reason(error), "assumptions": guesses}

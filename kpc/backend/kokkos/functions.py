@@ -22,6 +22,9 @@ from . import analysis
 from .cxx import BackendError, c_string, identifier, literal, scalar_type, value_type
 from .expressions import ExprEmitter
 
+# Elements of an array allocated inside a parallel loop: it lives on the thread's stack.
+SCRATCH_ELEMENTS = 256
+
 ALLOCATORS = {"np.empty", "np.zeros", "np.ones", "np.full", "np.empty_like", "np.zeros_like", "np.ones_like",
               "np.full_like", "numpy.empty", "numpy.zeros", "numpy.ones", "numpy.full"}
 
@@ -286,6 +289,11 @@ class FunctionEmitter:
 
     def assign_tuple(self, s) -> None:
         names = analysis.stored_names(s.target)
+        if (len(names) != len(s.target.elements) and isinstance(s.value, n.TupleExpr)
+                and len(s.value.elements) == len(s.target.elements)
+                and all(isinstance(e, (n.Name, n.Index)) for e in s.target.elements)):
+            self.assign_elements(s)
+            return
         if len(names) != len(s.target.elements):
             raise BackendError("nested tuple targets are not supported", s.loc)
         value = s.value
@@ -313,6 +321,24 @@ class FunctionEmitter:
         for k, name in enumerate(names):
             self.store_scalar(s, name, f"std::get<{k}>({temp})", None)
 
+    def assign_elements(self, s) -> None:
+        """``t[b], t[b + 1] = t[b + 1], t[b]``: every value first (Python evaluates the right
+        side whole), then each target from left to right."""
+        self.regions += 1
+        temps = []
+        for k, (target, value) in enumerate(zip(s.target.elements, s.value.elements)):
+            t = self.type_of(target.id) if isinstance(target, n.Name) else self.expr.type_of(target)
+            if not isinstance(t, ScalarType):
+                raise BackendError("a tuple assignment may mix array elements only with scalars", s.loc)
+            temp = f"kpc_tuple{self.regions}_{k}"
+            self.emit_line(f"const {value_type(t)} {temp} = {self.expr.emit(value, t)};")
+            temps.append((target, temp, t))
+        for target, temp, t in temps:
+            if isinstance(target, n.Name):
+                self.store_scalar(s, target.id, temp, t)
+            else:
+                self.emit_line(f"{self.expr.emit(target)} = {temp};")
+
     def store_scalar(self, s, name, text, have) -> None:
         t = self.type_of(name)
         if have is not None and have != t:
@@ -324,8 +350,8 @@ class FunctionEmitter:
 
     def allocate(self, s, name, call, t) -> None:
         if self.variant != "host" or self.in_region:
-            raise BackendError("arrays can be allocated only outside parallel loops of a kernel called from Python",
-                               s.loc)
+            self.allocate_scratch(s, name, call, t)
+            return
         if not self.declares(s, name) or not isinstance(t, ArrayType):
             raise BackendError(f"array {name!r} must be allocated once, before its uses", s.loc)
         func = call.func.replace("numpy.", "np.")
@@ -357,6 +383,39 @@ class FunctionEmitter:
         if fill is not None:
             self.emit_line(f"Kokkos::deep_copy({lhs}, {fill});")
         self.owners[name] = owner
+
+    def allocate_scratch(self, s, name, call, t) -> None:
+        """An array allocated inside a parallel loop (or in a device function) with a constant
+        shape of at most ``SCRATCH_ELEMENTS`` elements: a C array on the thread's stack, one per
+        iteration, seen through an unmanaged view (so it works on the GPU too)."""
+        func = call.func.replace("numpy.", "np.")
+        shape_expr = call.args[0] if call.args else call.kwargs.get("shape")
+        elements = shape_expr.elements if isinstance(shape_expr, n.TupleExpr) else [shape_expr]
+        extents = [_constant_int(e) for e in elements]
+        where = "inside a parallel loop" if self.in_region else "in a function called from a kernel"
+        if func.endswith("_like") or None in extents or not isinstance(t, ArrayType) or len(extents) != t.ndim:
+            raise BackendError(f"an array allocated {where} needs a constant shape (np.zeros(3), "
+                               f"np.empty((2, 4))): kpc keeps it on the thread's stack", s.loc)
+        size = 1
+        for extent in extents:
+            size *= extent
+        if not 0 < size <= SCRATCH_ELEMENTS:
+            raise BackendError(f"an array allocated {where} may have 1 to {SCRATCH_ELEMENTS} elements (it lives "
+                               f"on the thread's stack), not {size}: allocate it before the loop", s.loc)
+        if not self.declares(s, name):
+            raise BackendError(f"array {name!r} must be allocated once, before its uses", s.loc)
+        ct = scalar_type(t.dtype)
+        lhs = self.name_text(name)
+        buffer = f"kpc_scratch_{identifier(name)}"
+        self.emit_line(f"{ct} {buffer}[{size}];")
+        dims = "*" * t.ndim
+        self.emit_line(f"Kokkos::View<{ct}{dims}, Kokkos::LayoutRight, Kokkos::MemoryTraits<Kokkos::Unmanaged>> "
+                       f"{lhs}({buffer}, {', '.join(map(str, extents))});")
+        fill = {"np.zeros": literal(0, t.dtype), "np.ones": literal(1, t.dtype)}.get(func)
+        if func == "np.full":
+            fill = self.expr.emit(call.args[1] if len(call.args) > 1 else call.kwargs["fill_value"], t.dtype)
+        if fill is not None:
+            self.emit_line(f"for (int kpc_k = 0; kpc_k < {size}; ++kpc_k) {buffer}[kpc_k] = {fill};")
 
     def _AugAssign(self, s) -> None:
         target = s.target
@@ -731,3 +790,9 @@ def _result_type(op: str, a: ScalarType, b) -> ScalarType:
     if op in ("<<", ">>", "&", "|", "^") and a.is_bool and b.is_bool:
         return BOOL
     return promote(a, b)
+
+
+def _constant_int(expr):
+    """The value of an integer literal or module constant, else None."""
+    value = getattr(expr, "value", None) if isinstance(expr, (n.Const, n.GlobalConst)) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
