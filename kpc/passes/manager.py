@@ -20,6 +20,7 @@ PIPELINES = {
         "infer-types",
         "infer-view-dims",
         "error-model",
+        "double-buffer",
         "lower-numpy",
         "propagate-constants",
         "parallelize",
@@ -32,6 +33,7 @@ PIPELINES = {
     "pykokkos": [
         "infer-types",
         "infer-view-dims",
+        "double-buffer",
         "lower-numpy",
         "propagate-constants",
         "parallelize",
