@@ -1,10 +1,12 @@
-"""Small arrays allocated inside parallel loops: one temporary per iteration.
+"""Arrays allocated inside parallel loops: one temporary per iteration.
 
 Exercises: `np.empty(3)` / `np.zeros((2, 2))` / `np.zeros(4, dtype=np.int64)` / `np.full`
 in a `prange` body (kpc keeps each on the thread's stack: a constant shape of at most
 256 elements), filled, read and reduced (`t.sum()`) inside the iteration; a helper that
-allocates its own scratch array, called from a parallel loop. Real kernels do this for
-a stencil's neighbourhood, a small per-point matrix, or per-point counters.
+allocates its own scratch array, called from a parallel loop; `np.empty(m)` and
+`np.zeros((w, 2))` whose shape the loop does not change (kpc allocates one block per
+thread before the loop). Real kernels do this for a stencil's neighbourhood, a small
+per-point matrix, per-point counters or a row's temporary.
 """
 import numpy as np
 from numba import njit, prange
@@ -77,7 +79,52 @@ def poly_all(x):
     return out
 
 
+@njit(parallel=True)
+def row_weights(x):
+    n, m = x.shape
+    out = np.empty(n)
+    for i in prange(n):
+        t = np.empty(m)
+        top = x[i, 0]
+        for j in range(m):
+            top = max(top, x[i, j])
+        s = 0.0
+        for j in range(m):
+            t[j] = np.exp(x[i, j] - top)
+            s += t[j]
+        acc = 0.0
+        for j in range(m):
+            acc += t[j] / s * j
+        out[i] = acc
+    return out
+
+
+@njit(parallel=True)
+def window_moments(x, w):
+    n = x.shape[0]
+    out = np.zeros(n - w + 1)
+    for i in prange(n - w + 1):
+        buf = np.zeros((w, 2))
+        for k in range(w):
+            buf[k, 0] = x[i + k]
+            buf[k, 1] = x[i + k] * x[i + k]
+        out[i] = buf.sum()
+    return out
+
+
 KPC_CASES = {
+    "row_weights": {
+        "args": {"x": ("n", "m")},
+        "dtypes": ["float64"],
+        "sizes": [{"n": 1, "m": 1}, {"n": 7, "m": 5}, {"n": 200, "m": 33}],
+        "layouts": ["C", "strided"],
+    },
+    "window_moments": {
+        "args": {"x": ("n",), "w": {"kind": "scalar", "value": "w"}},
+        "dtypes": ["float64"],
+        "sizes": [{"n": 3, "w": 3}, {"n": 50, "w": 4}, {"n": 1000, "w": 9}],
+        "layouts": ["C", "strided"],
+    },
     "median3": {
         "args": {"x": ("n",)},
         "dtypes": ["float64", "float32"],

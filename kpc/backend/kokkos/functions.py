@@ -128,6 +128,10 @@ class FunctionEmitter:
         self.last_line = None
         self.overrides: dict = {}
         self.in_region = False
+        # name -> setup lines of the per-thread pools of the region being emitted (allocate_scratch)
+        self.region_pools: dict = {}
+        self.region_stores: set = set()
+        self.region_index = 0
         self.region_loop_depth = 0
         self.owners: dict = {}
         self.regions = 0
@@ -393,9 +397,15 @@ class FunctionEmitter:
         elements = shape_expr.elements if isinstance(shape_expr, n.TupleExpr) else [shape_expr]
         extents = [_constant_int(e) for e in elements]
         where = "inside a parallel loop" if self.in_region else "in a function called from a kernel"
+        if (None in extents and not func.endswith("_like") and isinstance(t, ArrayType) and len(extents) == t.ndim
+                and self.in_region and self.variant == "host" and self.unit.space != "cuda"
+                and not analysis.names_in(elements) & self.region_stores):
+            self.allocate_pooled(s, name, call, t, elements)
+            return
         if func.endswith("_like") or None in extents or not isinstance(t, ArrayType) or len(extents) != t.ndim:
             raise BackendError(f"an array allocated {where} needs a constant shape (np.zeros(3), "
-                               f"np.empty((2, 4))): kpc keeps it on the thread's stack", s.loc)
+                               f"np.empty((2, 4))), or, on a host space, a shape the loop does not change",
+                               s.loc)
         size = 1
         for extent in extents:
             size *= extent
@@ -416,6 +426,37 @@ class FunctionEmitter:
             fill = self.expr.emit(call.args[1] if len(call.args) > 1 else call.kwargs["fill_value"], t.dtype)
         if fill is not None:
             self.emit_line(f"for (int kpc_k = 0; kpc_k < {size}; ++kpc_k) {buffer}[kpc_k] = {fill};")
+
+    def allocate_pooled(self, s, name, call, t, elements) -> None:
+        """An array allocated inside a parallel loop with a shape the loop does not change: one
+        block per thread, allocated before the region (``kpc_pool<k>_<name>``: threads x size),
+        and each iteration takes the block of the token it holds (``kpc::token_slot``)."""
+        if not self.declares(s, name):
+            raise BackendError(f"array {name!r} must be allocated once, before its uses", s.loc)
+        func = call.func.replace("numpy.", "np.")
+        ct = scalar_type(t.dtype)
+        tag = f"{self.region_index}_{identifier(name)}"  # the same when the body is emitted twice
+        extents = [f"kpc_extent{tag}_{d}" for d in range(t.ndim)]
+        size = " * ".join(extents)
+        setup = [f"const int64_t {e} = kpc::max<int64_t>(0, {self.expr.emit(x, INT64)});"
+                 for e, x in zip(extents, elements)]
+        setup += [f"const Kokkos::Experimental::UniqueToken<kpc_exec_space> kpc_token{tag};",
+                  f"const Kokkos::View<{ct}*, kpc_exec_space::memory_space> kpc_pool{tag}("
+                  f"Kokkos::view_alloc(Kokkos::WithoutInitializing, \"kpc_pool\"), "
+                  f"static_cast<size_t>(kpc_token{tag}.size()) * static_cast<size_t>({size}));"]
+        self.region_pools[name] = setup
+        lhs = self.name_text(name)
+        dims = "*" * t.ndim
+        self.emit_line(f"const kpc::token_slot<Kokkos::Experimental::UniqueToken<kpc_exec_space>> "
+                       f"kpc_slot{tag}(kpc_token{tag});")
+        self.emit_line(f"Kokkos::View<{ct}{dims}, Kokkos::LayoutRight, Kokkos::MemoryTraits<Kokkos::Unmanaged>> "
+                       f"{lhs}(kpc_pool{tag}.data() + static_cast<size_t>(kpc_slot{tag}.id) * ({size}), "
+                       f"{', '.join(extents)});")
+        fill = {"np.zeros": literal(0, t.dtype), "np.ones": literal(1, t.dtype)}.get(func)
+        if func == "np.full":
+            fill = self.expr.emit(call.args[1] if len(call.args) > 1 else call.kwargs["fill_value"], t.dtype)
+        if fill is not None:
+            self.emit_line(f"for (int64_t kpc_k = 0; kpc_k < {size}; ++kpc_k) {lhs}.data()[kpc_k] = {fill};")
 
     def _AugAssign(self, s) -> None:
         target = s.target
@@ -665,11 +706,16 @@ class FunctionEmitter:
             call_args = ", ".join(l.split()[-1] for l in lambda_params)
             pattern = "for"
 
+        self.region_pools, self.region_stores = {}, analysis.all_stores(loop.body) | {l.var.id for l in loops}
+        self.region_index = k
         body_lines = self.region_body(loops[-1].body, info, vars_, k)
         scatter = None
         if pattern in ("for", "reduce") and self.unit.space in SCATTER_SPACES:
             scatter = self.scatter_region(loop, loops[-1].body, info, vars_, k, prologue, " * ".join(counts))
         self.overrides = saved_overrides
+        for lines in self.region_pools.values():
+            setup.extend(lines)
+        self.region_pools = {}
 
         space = "kpc_exec_space"
         if len(loops) == 1:

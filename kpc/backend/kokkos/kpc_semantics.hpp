@@ -384,4 +384,17 @@ inline int64_t reduce_chunk(int64_t iterations) {
   return chunk > 1024 ? chunk : 1024;
 }
 
+// The token an iteration of a parallel loop holds while it uses its thread's block of a
+// per-thread pool (an array allocated inside the loop; see allocate_pooled in functions.py):
+// acquired when made, released when the iteration's scope ends, whatever way it ends.
+template <class Token>
+struct token_slot {
+  Token token;
+  int id;
+  KOKKOS_INLINE_FUNCTION explicit token_slot(const Token& t) : token(t), id(t.acquire()) {}
+  KOKKOS_INLINE_FUNCTION ~token_slot() { token.release(id); }
+  token_slot(const token_slot&) = delete;
+  token_slot& operator=(const token_slot&) = delete;
+};
+
 }  // namespace kpc
