@@ -117,10 +117,10 @@ def _accepts(signature_type, arg_type) -> bool:
     return signature_type[1] in _SCALAR_CONVERSIONS.get(arg_type[1], ())
 
 
-_PLAIN_SCALARS = frozenset([int, float, bool] + [np.dtype(name).type for name in SUPPORTED_DTYPES])
+PLAIN_SCALARS = frozenset([int, float, bool] + [np.dtype(name).type for name in SUPPORTED_DTYPES])
 
 
-def arg_key(value, _ndarray=np.ndarray, _plain=_PLAIN_SCALARS):
+def arg_key(value, _ndarray=np.ndarray, _plain=PLAIN_SCALARS):
     """A cheap hashable key that determines ``typeof(value)``, computed on every call.
 
     For an array: dtype number, rank and the flag bits (contiguity among them).
@@ -133,18 +133,52 @@ def arg_key(value, _ndarray=np.ndarray, _plain=_PLAIN_SCALARS):
     return (kind, typeof(value))
 
 
+def fast_key(slots: tuple, args: tuple):
+    """The key of ``args`` in a dispatcher's table, the way the drop-in module's function
+    computes it inline: an ``array`` slot gives ``(dtype, ndim, flags)`` (the dtype object is
+    hashed by identity: cheap), a ``scalar`` slot the value's class, any other ``arg_key``.
+    None when the key would not determine the argument types (an array slot holding something
+    else than a NumPy array, a scalar slot holding something else than a plain number): such a
+    call is resolved every time.
+
+    >>> fast_key(("scalar", "array", "any"), (2.0, np.ones(3), 5))[:3]
+    (<class 'float'>, dtype('float64'), 1)
+    >>> fast_key(("scalar",), (np.ones(3),)) is None
+    True
+    """
+    key = []
+    for slot, value in zip(slots, args):
+        if slot == "array":
+            if not isinstance(value, np.ndarray):
+                return None
+            key += (value.dtype, value.ndim, value.flags.num)
+        elif slot == "scalar":
+            if value.__class__ not in PLAIN_SCALARS:
+                return None
+            key.append(value.__class__)
+        else:
+            try:
+                key.append(arg_key(value))
+            except TypeError:
+                return None
+    return tuple(key)
+
+
 class Dispatcher:
     """Calls one function of a drop-in module with the specialization its arguments need.
 
-    ``table`` maps a tuple of ``arg_key``s to a compiled function; the drop-in module's
-    functions look it up themselves (the fast path) and call the dispatcher only on a miss.
+    ``table`` maps the ``fast_key`` of the arguments (by ``slots``: what each parameter
+    holds, from the kernel's body) to a compiled function; the drop-in module's functions
+    compute the key inline and look it up themselves (the fast path), and call the
+    dispatcher only on a miss.
     """
 
-    def __init__(self, runtime, name: str, params: tuple, eager: bool):
+    def __init__(self, runtime, name: str, params: tuple, eager: bool, slots: tuple | None = None):
         self.runtime = runtime
         self.name = name
         self.params = params
         self.eager = eager
+        self.slots = tuple(slots) if slots is not None else ("any",) * len(params)
         self.table: dict = {}
         self._lock = threading.Lock()
         # A signature kpc cannot type or compile runs ``fallback()`` (the Numba function; see
@@ -153,12 +187,10 @@ class Dispatcher:
         self.fallback = None
 
     def __call__(self, *args):
-        try:
-            function = self.table.get(tuple(map(arg_key, args)))
-        except TypeError:  # an unhashable argument: let _resolve explain it
-            function = None
+        key = fast_key(self.slots, args) if len(args) == len(self.slots) else None
+        function = self.table.get(key) if key is not None else None
         if function is None:
-            function = self._resolve(args)
+            function = self._resolve(args, key)
         return function(*args)
 
     @property
@@ -166,7 +198,7 @@ class Dispatcher:
         """The argument types of the specializations compiled so far (like Numba's ``.signatures``)."""
         return [types for (name, types) in self.runtime.specializations if name == self.name]
 
-    def _resolve(self, args):
+    def _resolve(self, args, key=None):
         # Before compiling anything, and before taking a lock that a parent's thread may
         # have held when it forked this process: a forked child cannot run what it would compile.
         kokkos_session.check_process()
@@ -192,10 +224,8 @@ class Dispatcher:
                 raise TypeError(f"{self.name}(): {problem}")
             else:  # Numba may take what kpc does not (a list, a tuple, complex numbers): it runs
                 function = self.runtime.argument_fallback(self, args, problem)
-        try:
-            self.table[tuple(map(arg_key, args))] = function
-        except TypeError:
-            pass
+        if key is not None:
+            self.table[key] = function
         return function
 
 
@@ -234,8 +264,8 @@ class ModuleRuntime:
         self._original = None
         self._original_lock = threading.Lock()
 
-    def dispatcher(self, name: str, params: tuple, eager: bool = False) -> Dispatcher:
-        self.dispatchers[name] = Dispatcher(self, name, tuple(params), eager)
+    def dispatcher(self, name: str, params: tuple, eager: bool = False, slots: tuple | None = None) -> Dispatcher:
+        self.dispatchers[name] = Dispatcher(self, name, tuple(params), eager, slots)
         return self.dispatchers[name]
 
     # ------------------------------------------------------------ finding a specialization

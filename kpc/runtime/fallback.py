@@ -11,6 +11,7 @@ recorded in the build cache's index (keyed like the specialization, so a changed
 or kpc tries again) where ``kpc cache ls`` and the report of a later ``kpc build`` show it.
 ``KPC_STRICT=1`` in the environment (or ``kpc.jit(strict=True)``) raises instead.
 
+>>> from kpc.runtime.dispatch import SpecializationTypeError
 >>> record = failure_record(SpecializationTypeError(
 ...     "m.py:9:9: error: array index must be an integer, got f64\\n    counts[b] += 1"), "hist")
 >>> record["kind"], record["location"], record["construct"]

@@ -1,4 +1,5 @@
-"""The examples in the docstrings of the CLI's modules run as written."""
+"""The examples in the docstrings of the CLI's modules (and of the runtime pieces a drop-in
+module calls) run as written."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import importlib
 import pytest
 
 
-@pytest.mark.parametrize("name", ["kpc.report", "kpc.driver", "kpc.cli"])
+@pytest.mark.parametrize("name", ["kpc.report", "kpc.driver", "kpc.cli", "kpc.runtime.dispatch",
+                                  "kpc.runtime.fallback", "kpc.backend.kokkos.dropin"])
 def test_docstring_examples(name):
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0 and result.attempted > 0

@@ -109,3 +109,33 @@ def test_wrong_argument_count_is_a_type_error(runtime):
     f = runtime.dispatcher("f", ("a", "k"), eager=True)
     with pytest.raises(TypeError, match="takes 2 arguments"):
         f(np.ones(3))
+
+
+def test_the_fast_key_tells_apart_what_typeof_tells_apart():
+    from kpc.runtime.dispatch import fast_key
+
+    slots = ("array", "scalar", "any")
+    values = [np.ones(4), np.ones(4, dtype=np.float32), np.ones((2, 2)), np.ones((2, 2), order="F"),
+              np.ones(8)[::2], np.ones((3, 4))[:, 1:]]
+    scalars = [1, 1.0, True, np.float32(1), np.int32(1)]
+    seen = {}
+    for array in values:
+        for scalar in scalars:
+            for other in scalars + values[:2]:
+                key = fast_key(slots, (array, scalar, other))
+                types = (typeof(array), typeof(scalar), typeof(other))
+                assert seen.setdefault(key, types) == types  # one key never stands for two typings
+    assert fast_key(slots, ([1.0], 1, 1)) is None and fast_key(slots, (np.ones(2), np.ones(2), 1)) is None
+
+
+def test_a_call_whose_key_changes_is_dispatched_again(runtime):
+    runtime, module = runtime
+    f = runtime.dispatcher("f", ("a", "k"), eager=True, slots=("array", "scalar"))
+    assert f(np.ones(3), 2.0) == 6.0
+    assert f(np.ones(3), 2) == 6.0                  # int -> the float64 signature, another key
+    assert len(f.table) == 2 and module.calls == 2
+    with pytest.raises(DispatchError, match="argument 'a' has type float64\\[:\\]"):
+        f(np.ones(6)[::2], 2.0)                       # strided: not the C-contiguous signature
+    with pytest.raises(TypeError):
+        f(np.ones(3), np.ones(3))                     # an array in the scalar slot
+    assert len(f.table) == 2

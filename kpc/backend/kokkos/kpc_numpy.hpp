@@ -154,11 +154,43 @@ array_arg<T, N, Layout> from_numpy(py::handle object, const char* function, cons
   return {view_of_array<T, N, Layout>(array), py::reinterpret_borrow<py::object>(object)};
 }
 
-inline void check_argument_count(const py::args& args, size_t expected, const char* function) {
-  if (args.size() != expected) {
+inline void check_argument_count(Py_ssize_t given, size_t expected, const char* function) {
+  if (static_cast<size_t>(given) != expected) {
     throw py::type_error(std::string(function) + "() takes " + std::to_string(expected) + " arguments (" +
-                         std::to_string(args.size()) + " given)");
+                         std::to_string(given) + " given)");
   }
+}
+
+// The entries of a module are plain METH_FASTCALL functions, not pybind11 bindings: a call
+// skips pybind11's overload dispatch and argument tuple (about 0.2 us of the per-call cost).
+// A C++ exception leaving an entry becomes the Python exception pybind11 would raise.
+inline PyObject* raise_current_exception() {
+#if PYBIND11_VERSION_HEX >= 0x020D0000
+  py::detail::try_translate_exceptions();  // the module's registered translators included
+#else
+  try {
+    throw;
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (const py::builtin_exception& e) {
+    e.set_error();
+  } catch (const std::bad_alloc&) {
+    PyErr_NoMemory();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  } catch (...) {
+    PyErr_SetString(PyExc_RuntimeError, "kpc: unknown C++ exception");
+  }
+#endif
+  return nullptr;
+}
+
+// Add the fastcall entry ``function`` to module ``m`` under ``name`` (``definitions`` must
+// live as long as the module: a static array of the generated source).
+inline void add_entry(py::module_& m, PyMethodDef* definition) {
+  PyObject* function = PyCFunction_NewEx(definition, nullptr, m.attr("__name__").ptr());
+  if (function == nullptr) throw py::error_already_set();
+  m.add_object(definition->ml_name, py::reinterpret_steal<py::object>(function));
 }
 
 // A scalar argument converted as pybind11 converts it (Python int to float, NumPy scalars, ...).
