@@ -18,7 +18,9 @@ SERIAL_THRESHOLD = 512
 # loop part; 2-D sums (5 units per element) broke even near 10^4 elements, the
 # 5-point Laplacian (12 units) near 3*10^3. Emitted code reads the environment
 # variable KPC_SERIAL_THRESHOLD at run time: when set, its integer value replaces
-# ``ParallelInfo.serial_below`` (0 disables the guard).
+# ``ParallelInfo.serial_below`` (0 disables the guard). Otherwise the threshold is scaled at
+# run time by the dispatch cost measured on the machine's own threads (kpc::serial_scale in
+# kpc_semantics.hpp): a 16-thread dispatch that costs 10 us keeps more work serial.
 SERIAL_WORK = 32768
 
 # Estimated operations: loads, stores, +-*, comparisons count 1; divisions 4 (latency);

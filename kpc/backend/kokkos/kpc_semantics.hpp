@@ -9,6 +9,8 @@
 
 #include "kpc_compat.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -355,6 +357,43 @@ inline void read_serial_threshold_env() {
 // the threshold the compiler chose (serial_below) or, when set, than KPC_SERIAL_THRESHOLD.
 // ``work``: the trip count times the run-time trip counts of the loops inside an iteration
 // (ParallelInfo.serial_work), when there are such loops.
+// How much more work a region needs here than on the machine serial_below was tuned on
+// (2 threads, where a dispatch cost about 2 us) before running it in parallel pays: the
+// measured cost of launching a region on ExecSpace's threads, over that reference, times
+// what P threads save against 2 ((1 - 1/2) / (1 - 1/P)). Measured once per process and
+// module (a few dozen empty reductions, well under a millisecond), so a 16-core machine
+// whose dispatch costs 10 us keeps regions under ~2.7 times more work serial; clamped to
+// [0.25, 64] against a disturbed measurement.
+template <class ExecSpace>
+double measure_serial_scale() {
+  const int threads = ExecSpace().concurrency();
+  if (threads <= 1) return 1.0;
+  using policy = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int64_t>>;
+  double best_us[5];
+  for (int round = 0; round < 5; ++round) {
+    const auto start = std::chrono::steady_clock::now();
+    constexpr int launches = 8;
+    for (int k = 0; k < launches; ++k) {
+      int64_t sum = 0;
+      Kokkos::parallel_reduce("kpc_calibrate", policy(0, threads),
+                              KOKKOS_LAMBDA(const int64_t i, int64_t& acc) { acc += i; }, sum);
+    }
+    const std::chrono::duration<double, std::micro> spent = std::chrono::steady_clock::now() - start;
+    best_us[round] = spent.count() / launches;
+  }
+  std::sort(best_us, best_us + 5);
+  const double launch_us = best_us[2];  // the median round
+  const double scale = (launch_us / 2.0) * (0.5 / (1.0 - 1.0 / threads));
+  return std::min(64.0, std::max(0.25, scale));
+}
+
+template <class ExecSpace>
+double serial_scale() {
+  static const double scale = measure_serial_scale<ExecSpace>();
+  return scale;
+}
+
+template <class ExecSpace>
 inline bool run_serially(int64_t trip_count, int64_t work, int64_t serial_below) {
 #if defined(KPC_CUDA)
   // On a GPU every region runs on the device: its arrays may be device-only memory.
@@ -362,15 +401,18 @@ inline bool run_serially(int64_t trip_count, int64_t work, int64_t serial_below)
   (void)work;
   (void)serial_below;
   return false;
-#endif
+#else
   // A region of one iteration has nothing to share out: launching it only costs a fork and join.
   if (trip_count <= 1) return true;
-  int64_t threshold = serial_threshold_override() >= 0 ? serial_threshold_override() : serial_below;
-  return work < threshold;
+  if (serial_threshold_override() >= 0) return work < serial_threshold_override();
+  if (serial_below <= 0 || work >= static_cast<int64_t>(64.0 * static_cast<double>(serial_below))) return false;
+  return static_cast<double>(work) < static_cast<double>(serial_below) * serial_scale<ExecSpace>();
+#endif
 }
 
+template <class ExecSpace>
 inline bool run_serially(int64_t trip_count, int64_t serial_below) {
-  return run_serially(trip_count, trip_count, serial_below);
+  return run_serially<ExecSpace>(trip_count, trip_count, serial_below);
 }
 
 // Iterations per chunk of a chunked host reduction: about 8 chunks per thread, at least 1024
