@@ -234,13 +234,12 @@ def build(path, out, signatures=None, space: str = "openmp", strict: bool = Fals
                    if requests else [])
 
     functions = []
-    slots = _argument_slots(generic)
     for name in translated:
         function = generic.functions[name]
         params = [p.name for p in function.params]
         signature, call_args = python_signature(source, name, params)
         functions.append(DropinFunction(name, tuple(params), signature, call_args, function.docstring,
-                                        name in eager, slots.get(name, ())))
+                                        name in eager))
     stem = os.path.splitext(os.path.basename(path))[0]
     cache_root = str(BuildCache().root)
     text = emit_dropin(
@@ -469,32 +468,6 @@ def _runtime_type(t) -> tuple:
     if isinstance(t, ScalarType):
         return ("scalar", t.name)
     raise ValueError(f"kpc cannot take arguments of type {t} from Python yet")
-
-
-def _argument_slots(generic) -> dict:
-    """function -> per parameter ``array`` (typed or used as an array), ``scalar`` (typed as
-    one, or used as an integer: a bound, an index, a shape) or ``any``: how the drop-in module
-    keys a call's arguments (``kpc.runtime.dispatch.fast_key``)."""
-    from kpc.ir.types import UNKNOWN, ArrayType, ScalarType
-    from kpc.passes.infer_view_dims import param_uses
-
-    try:
-        uses = param_uses(generic)
-    except KpcError:
-        uses = {}
-    slots = {}
-    for name, function in generic.functions.items():
-        found = []
-        for param in function.params:
-            use = uses.get(name, {}).get(param.name)
-            if isinstance(param.type, ArrayType) or (param.type == UNKNOWN and use is not None and use.array):
-                found.append("array")
-            elif isinstance(param.type, ScalarType) or (param.type == UNKNOWN and use is not None and use.integer):
-                found.append("scalar")
-            else:
-                found.append("any")
-        slots[name] = tuple(found)
-    return slots
 
 
 def _guessed_types(path, source, name: str) -> list:

@@ -133,52 +133,41 @@ def arg_key(value, _ndarray=np.ndarray, _plain=PLAIN_SCALARS):
     return (kind, typeof(value))
 
 
-def fast_key(slots: tuple, args: tuple):
-    """The key of ``args`` in a dispatcher's table, the way the drop-in module's function
-    computes it inline: an ``array`` slot gives ``(dtype, ndim, flags)`` (the dtype object is
-    hashed by identity: cheap), a ``scalar`` slot the value's class, any other ``arg_key``.
-    None when the key would not determine the argument types (an array slot holding something
-    else than a NumPy array, a scalar slot holding something else than a plain number): such a
-    call is resolved every time.
+def python_key(*args) -> tuple:
+    """The key of a call's arguments in a dispatcher's table: per argument, an int for a NumPy
+    array (dtype number, rank and the flags Numba's typing reads: C/F-contiguous, writeable),
+    the class's ``id`` for a plain number, else ``arg_key``. Each compiled module exports the
+    same function in C++ (``_kpc_key``), which the drop-in module uses once one is loaded.
 
-    >>> fast_key(("scalar", "array", "any"), (2.0, np.ones(3), 5))[:3]
-    (<class 'float'>, dtype('float64'), 1)
-    >>> fast_key(("scalar",), (np.ones(3),)) is None
+    >>> python_key(np.ones(3))[0] == (np.dtype(float).num << 20) | (1 << 12) | (np.ones(3).flags.num & 0x403)
+    True
+    >>> python_key(2.0, 3) == (id(float), id(int))
     True
     """
     key = []
-    for slot, value in zip(slots, args):
-        if slot == "array":
-            if not isinstance(value, np.ndarray):
-                return None
-            key += (value.dtype, value.ndim, value.flags.num)
-        elif slot == "scalar":
-            if value.__class__ not in PLAIN_SCALARS:
-                return None
-            key.append(value.__class__)
+    for value in args:
+        if isinstance(value, np.ndarray):
+            key.append((value.dtype.num << 20) | (value.ndim << 12) | (value.flags.num & 0x403))
+        elif value.__class__ in PLAIN_SCALARS:
+            key.append(id(value.__class__))
         else:
-            try:
-                key.append(arg_key(value))
-            except TypeError:
-                return None
+            key.append(arg_key(value))
     return tuple(key)
 
 
 class Dispatcher:
     """Calls one function of a drop-in module with the specialization its arguments need.
 
-    ``table`` maps the ``fast_key`` of the arguments (by ``slots``: what each parameter
-    holds, from the kernel's body) to a compiled function; the drop-in module's functions
-    compute the key inline and look it up themselves (the fast path), and call the
-    dispatcher only on a miss.
+    ``table`` maps the key of the arguments (``ModuleRuntime.key``: ``python_key``, or the
+    same in C++ once a module is loaded) to a compiled function; the drop-in module's
+    functions look it up themselves (the fast path) and call the dispatcher only on a miss.
     """
 
-    def __init__(self, runtime, name: str, params: tuple, eager: bool, slots: tuple | None = None):
+    def __init__(self, runtime, name: str, params: tuple, eager: bool):
         self.runtime = runtime
         self.name = name
         self.params = params
         self.eager = eager
-        self.slots = tuple(slots) if slots is not None else ("any",) * len(params)
         self.table: dict = {}
         self._lock = threading.Lock()
         # A signature kpc cannot type or compile runs ``fallback()`` (the Numba function; see
@@ -187,8 +176,11 @@ class Dispatcher:
         self.fallback = None
 
     def __call__(self, *args):
-        key = fast_key(self.slots, args) if len(args) == len(self.slots) else None
-        function = self.table.get(key) if key is not None else None
+        try:
+            key = self.runtime.key(*args)
+            function = self.table.get(key)
+        except TypeError:  # an unhashable argument: not cached, _resolve explains it
+            key = function = None
         if function is None:
             function = self._resolve(args, key)
         return function(*args)
@@ -260,13 +252,20 @@ class ModuleRuntime:
         self.specializations: list = []
         self.fallbacks: dict = {}  # (function, types) -> the record of why the Numba function runs
         self.dispatchers: dict = {}
+        self.key = python_key  # the C++ one of the first module loaded, once there is one
         self._source_digest = None
         self._original = None
         self._original_lock = threading.Lock()
 
-    def dispatcher(self, name: str, params: tuple, eager: bool = False, slots: tuple | None = None) -> Dispatcher:
-        self.dispatchers[name] = Dispatcher(self, name, tuple(params), eager, slots)
+    def dispatcher(self, name: str, params: tuple, eager: bool = False) -> Dispatcher:
+        self.dispatchers[name] = Dispatcher(self, name, tuple(params), eager)
         return self.dispatchers[name]
+
+    def loaded(self, module):
+        """``module`` (a compiled module just loaded): its C++ ``_kpc_key`` replaces ``python_key``."""
+        if self.key is python_key and hasattr(module, "_kpc_key"):
+            self.key = module._kpc_key
+        return module
 
     # ------------------------------------------------------------ finding a specialization
     def function_for(self, dispatcher: Dispatcher, types: tuple):
@@ -286,7 +285,7 @@ class ModuleRuntime:
             module = self._load(key, name, types)
             if module is None:
                 key, symbol = self._rebuild(key, name, types)
-                module = loader.load_entry(BuildCache().verify(key))
+                module = self.loaded(loader.load_entry(BuildCache().verify(key)))
             self._record(name, types)
             return getattr(module, symbol)
         return self._lazy(dispatcher, types)
@@ -314,7 +313,7 @@ class ModuleRuntime:
         for cache in roots:
             entry = cache.lookup(key)
             if entry is not None:
-                return loader.load_entry(entry)
+                return self.loaded(loader.load_entry(entry))
         return None
 
     def _rebuild(self, key: str, name: str, types: tuple) -> tuple:
@@ -365,7 +364,7 @@ class ModuleRuntime:
                 key, symbol = _specializer()(self.source, name, types, self.space, self.options)
                 record = {"key": key, "symbol": symbol, "function": name, "types": [list(t) for t in types],
                           "source": self.source}
-            function = getattr(loader.load_entry(cache.verify(record["key"])), record["symbol"])
+            function = getattr(self.loaded(loader.load_entry(cache.verify(record["key"]))), record["symbol"])
         except fallback.PROPAGATE:
             raise
         except Exception as error:  # kpc cannot type, emit or compile it: Numba runs it

@@ -51,7 +51,7 @@ def digit_counts(keys):
         counts = np.zeros(4, dtype=np.int64)
         k = abs(keys[i])
         for j in range(6):
-            counts[k % 4] += 1
+            counts[int(k % 4)] += 1
             k = k // 4
         best = 0
         for j in range(1, 4):
@@ -72,11 +72,9 @@ def horner(c0, x):
 
 
 @njit(parallel=True)
-def poly_all(x):
-    out = np.empty_like(x)
+def poly_all(x, out):
     for i in prange(x.shape[0]):
         out[i] = horner(1.5, x[i])
-    return out
 
 
 @njit(parallel=True)
@@ -144,7 +142,8 @@ KPC_CASES = {
         "layouts": ["C"],
     },
     "poly_all": {
-        "args": {"x": ("n",)},
+        "args": {"x": ("n",), "out": ("n",)},
+        "writes": ["out"],
         "dtypes": ["float64"],
         "sizes": [{"n": 5}, {"n": 300}],
         "layouts": ["C", "strided"],

@@ -31,7 +31,6 @@ class DropinFunction:
     call_args: str
     docstring: str | None
     eager: bool
-    slots: tuple = ()  # per parameter: "array", "scalar" or "any" (kpc.runtime.dispatch.fast_key)
 
 
 def python_signature(source: str, name: str, params: list) -> tuple:
@@ -98,32 +97,10 @@ def _template_function(f: DropinFunction) -> dict:
         "params": repr(tuple(f.params)),
         "signature": f.signature,
         "call_args": f.call_args,
-        "slots": repr(tuple(_slots(f))),
-        "key_args": _key_expression(f),
+        "key_args": f.call_args,
         "docstring": _docstring_literal(f.docstring) if f.docstring else None,
         "eager": f.eager,
     }
-
-
-def _slots(f: DropinFunction) -> tuple:
-    return tuple(f.slots) if len(f.slots) == len(f.params) else ("any",) * len(f.params)
-
-
-def _key_expression(f: DropinFunction) -> str:
-    """The tuple ``fast_key`` makes, written inline (no call per argument).
-
-    >>> _key_expression(DropinFunction("f", ("a", "x", "o"), "", "", None, False, ("scalar", "array", "any")))
-    'a.__class__, x.dtype, x.ndim, x.flags.num, (o.__class__ if o.__class__ in _kpc_plain else _kpc_key(o))'
-    """
-    parts = []
-    for name, slot in zip(f.params, _slots(f)):
-        if slot == "array":
-            parts += [f"{name}.dtype", f"{name}.ndim", f"{name}.flags.num"]
-        elif slot == "scalar":
-            parts.append(f"{name}.__class__")
-        else:  # arg_key's value, without the call for a plain number
-            parts.append(f"({name}.__class__ if {name}.__class__ in _kpc_plain else _kpc_key({name}))")
-    return ", ".join(parts) + ("," if len(parts) == 1 else "")
 
 
 def _docstring_literal(text: str) -> str:

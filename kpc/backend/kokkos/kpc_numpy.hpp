@@ -425,10 +425,48 @@ inline session* started_session() {
   return started;
 }
 
+// _kpc_key(*args): the key of a call's arguments in a drop-in module's dispatch table, as
+// kpc.runtime.dispatch.python_key computes it (the drop-in module switches to this one once
+// a module is loaded): per argument an int for a NumPy array (dtype number << 20 | rank << 12
+// | the C-contiguous, F-contiguous and writeable flags), id(type) for a plain number, else
+// arg_key(value).
+inline PyObject* dispatch_key(PyObject*, PyObject* const* args, Py_ssize_t nargs) try {
+  // Never destroyed: their destructors would run after the interpreter is gone.
+  static py::object* dispatch = new py::object(py::module_::import("kpc.runtime.dispatch"));
+  static py::object* plain = new py::object(dispatch->attr("PLAIN_SCALARS"));
+  static py::object* fallback = new py::object(dispatch->attr("arg_key"));
+  PyObject* key = PyTuple_New(nargs);
+  if (key == nullptr) return nullptr;
+  py::object owned = py::reinterpret_steal<py::object>(key);
+  for (Py_ssize_t k = 0; k < nargs; ++k) {
+    PyObject* value = args[k];
+    PyObject* item = nullptr;
+    if (py::isinstance<py::array>(value)) {
+      py::array array = py::reinterpret_borrow<py::array>(value);
+      const long long bits = (static_cast<long long>(array.dtype().num()) << 20) |
+                             (static_cast<long long>(array.ndim()) << 12) | (array.flags() & 0x403);
+      item = PyLong_FromLongLong(bits);
+    } else {
+      const int contained = PySet_Contains(plain->ptr(), reinterpret_cast<PyObject*>(Py_TYPE(value)));
+      if (contained < 0) return nullptr;
+      item = contained ? PyLong_FromVoidPtr(reinterpret_cast<void*>(Py_TYPE(value)))
+                       : PyObject_CallOneArg(fallback->ptr(), value);
+    }
+    if (item == nullptr) return nullptr;
+    PyTuple_SET_ITEM(key, k, item);
+  }
+  return owned.release().ptr();
+} catch (...) {
+  return raise_current_exception();
+}
+
 // Functions through which kpc.runtime.kokkos_session initializes Kokkos once per
 // process (libkokkoscore is shared by all modules), shares the session between modules,
-// and finalizes Kokkos at exit.
+// and finalizes Kokkos at exit; and _kpc_key (dispatch_key).
 inline void define_session_functions(py::module_& m) {
+  static PyMethodDef key_definition = {"_kpc_key", reinterpret_cast<PyCFunction>(
+                                           reinterpret_cast<void (*)(void)>(&dispatch_key)), METH_FASTCALL, nullptr};
+  add_entry(m, &key_definition);
   read_serial_threshold_env();
   m.def("_kpc_initialize", [](int num_threads) {
     if (!Kokkos::is_initialized()) kpc::initialize(num_threads);
