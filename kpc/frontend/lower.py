@@ -627,6 +627,8 @@ class FunctionLowering:
             name = qualified[len("numpy."):]
             if name not in lib.NUMPY_FUNCS:
                 raise self.reject(node, "NumPy function", f"np.{name}()")
+            if name in lib.NUMPY_BOUND:
+                return self.bound_numpy_call(node, name)
             args = [self.expr(a) for a in node.args]
             return n.Call(f"np.{name}", args, "numpy", self.keywords(node), loc=loc)
         if qualified == "numba.prange":
@@ -661,6 +663,27 @@ class FunctionLowering:
                     raise self.fail(node, f"np.random.{attr}() is missing the argument {param!r}", "call")
                 bound[param] = n.Const(defaults[param], loc=loc)
         return n.Call(f"np.random.{attr}", [bound[p] for p in params[:last + 1]], "random", loc=loc)
+
+    def bound_numpy_call(self, node: ast.Call, name: str) -> n.Call:
+        """``np.<f>(...)`` of ``lib.NUMPY_BOUND``: one positional argument per NumPy parameter,
+        NumPy's defaults where the call gives none (``np.histogram(x, range=(0, 1))`` is
+        ``np.histogram(x, 10, (0, 1))``)."""
+        loc = self.loc(node)
+        params = [p for p, _ in lib.NUMPY_BOUND[name]]
+        if len(node.args) > len(params):
+            raise self.fail(node, f"np.{name}() takes at most {len(params)} arguments", "call")
+        bound = dict(zip(params, (self.expr(a) for a in node.args)))
+        for keyword in node.keywords:
+            if keyword.arg not in params or keyword.arg in bound:
+                raise self.fail(keyword.value, f"np.{name}() got an unexpected or repeated "
+                                               f"argument {keyword.arg!r}", "call")
+            bound[keyword.arg] = self.expr(keyword.value)
+        for param, default in lib.NUMPY_BOUND[name]:
+            if param not in bound:
+                if param == params[0]:
+                    raise self.fail(node, f"np.{name}() is missing the argument {param!r}", "call")
+                bound[param] = n.Const(default, loc=loc)
+        return n.Call(f"np.{name}", [bound[p] for p in params], "numpy", loc=loc)
 
     def kernel_call(self, node: ast.Call, callee: str) -> n.Call:
         """A call of another kernel, arguments bound positionally, defaults filled in."""

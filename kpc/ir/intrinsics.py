@@ -88,7 +88,21 @@ NUMPY_OTHER = frozenset({
     "around", "empty_like", "concatenate", "stack", "hstack", "vstack", "full_like",
     "triu", "tril", "flip", "fliplr", "flipud",
 })
-NUMPY_FUNCS = frozenset(NUMPY_UFUNCS) | NUMPY_REDUCTIONS | NUMPY_ALLOCATIONS | NUMPY_LIKE | NUMPY_OTHER
+# NumPy functions the frontend binds to their parameters in order, every default filled in:
+# np.<f>(...) becomes Call("np.<f>", [one argument per parameter]) without keywords.
+NUMPY_BOUND = {
+    "linalg.solve": (("a", None), ("b", None)), "linalg.inv": (("a", None),),
+    "linalg.cholesky": (("a", None),), "histogram": (("a", None), ("bins", 10), ("range", None)),
+    "cov": (("m", None), ("y", None), ("rowvar", True), ("bias", False), ("ddof", None)),
+}
+# What ``lower-numpy`` makes of the NumPy functions above: a ``Call(kind="builtin")`` statement
+# of a serial host routine (kpc_linalg.hpp) that writes its results into its last arguments,
+# arrays allocated just before it: routine -> (the NumPy function it computes, how many results).
+HOST_ROUTINES = {"linalg_solve": ("np.linalg.solve", 1), "linalg_inv": ("np.linalg.inv", 1),
+                 "linalg_cholesky": ("np.linalg.cholesky", 1), "histogram": ("np.histogram", 2),
+                 "cov": ("np.cov", 1)}
+NUMPY_FUNCS = frozenset(NUMPY_UFUNCS) | NUMPY_REDUCTIONS | NUMPY_ALLOCATIONS | NUMPY_LIKE | NUMPY_OTHER \
+    | frozenset(NUMPY_BOUND)
 
 # np.random.<f>: draws from the process-wide generator, ``Call(kind="random")``. Each name
 # maps to its parameters in NumPy's order (``size`` last); ``rand``/``randn`` take the

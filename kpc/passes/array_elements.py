@@ -37,6 +37,7 @@ from ..ir import nodes as n
 from ..ir.nodes import NOLOC
 from ..ir.types import BOOL, FLOAT64, INT64, NONE, ArrayType, DTypeType, ScalarType, TupleType, promote
 from .aliasing import is_subview_expr
+from .host_routines import ROUTINES, host_routine
 from .lowering_errors import NumpyLoweringError
 
 # NumPy ufuncs applied per element as a scalar math intrinsic: ``Call(kind="math",
@@ -792,6 +793,9 @@ class ElementLowering:
                                     const_int(axis), dtype, call)
         if name in ALLOCATIONS:
             return self.allocation_value(name, call, pre)
+        if call.func in ROUTINES:
+            ((result, shape),) = host_routine(self, call, pre)
+            return self.read_back(result, shape)
         if name in ("dot", "matmul"):
             return self.matmul(call.args[0], call.args[1], dtype, pre, call)
         if name in ("copy", "ascontiguousarray", "asfortranarray", "array", "asarray"):

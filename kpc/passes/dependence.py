@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from math import gcd
 
 from kpc.ir import nodes as n
+from kpc.ir.intrinsics import HOST_ROUTINES
 from kpc.ir.types import UNKNOWN, ArrayType
 
 UPDATE_FAMILIES = {"+": "sum", "-": "sum", "*": "prod", "|": "or", "&": "and", "^": "xor"}
@@ -304,6 +305,8 @@ class CallEffects:
             return None
         if node.kind == "builtin" and node.func == "print":
             return "print() writes output in iteration order"
+        if node.kind == "builtin" and node.func in HOST_ROUTINES:
+            return f"{HOST_ROUTINES[node.func][0]}() runs serially on the host"
         if self.reseeds(node):
             return f"{node.func}() reseeds the shared random state" if node.kind == "random" \
                 else f"call @{node.func} (it calls np.random.seed())"
@@ -384,6 +387,11 @@ def collect_accesses(scope: ArrayScope, body: list, effects: CallEffects) -> lis
                     add(arg, "read", stmt, via=f"call @{node.func}")
                 if param in writes and scope.is_view(arg):
                     add(arg, "write", stmt, via=f"call @{node.func}")
+        elif node.kind == "builtin" and node.func in HOST_ROUTINES:
+            results = HOST_ROUTINES[node.func][1]
+            for k, arg in enumerate(node.args):
+                if scope.is_view(arg):
+                    add(arg, "write" if k >= len(node.args) - results else "read", stmt, via=f"{node.func}()")
         elif node.kind == "numpy":
             for arg in list(node.args) + [v for k, v in node.kwargs.items() if k != "out"]:
                 if isinstance(arg, n.Name) and scope.is_array(arg.id):

@@ -989,6 +989,62 @@ def _join(node, args, kwargs):
     return ArrayType(dtype, ndim, "C")
 
 
+def _linalg(node, args, kwargs):
+    """``np.linalg.solve/inv/cholesky`` as Numba types them: a float (or complex) 2-D ``a``, a
+    1-D or 2-D ``b`` of the same dtype; the result has ``a``'s dtype and ``b``'s rank."""
+    name = node.func
+    arrays = args[:2] if name == "np.linalg.solve" else args[:1]
+    for k, t in enumerate(arrays):
+        if not isinstance(t, ArrayType):
+            raise TypingFailure(f"{name}() only supported for array types, got {t}")
+        if not (k == 0 and t.ndim == 2 or k == 1 and t.ndim in (1, 2)):
+            raise TypingFailure(f"{name}() only supported on {'2-D' if k == 0 else '1 and 2-D'} arrays, got {t}")
+        if t.dtype.is_complex:
+            raise TypingFailure(f"{name}() of complex arrays (kpc: float32 and float64 only)")
+        if not t.dtype.is_float:
+            raise TypingFailure(f"{name}() only supported on float and complex arrays, got {t}")
+    if len(arrays) == 2 and arrays[0].dtype != arrays[1].dtype:
+        raise TypingFailure(f"{name}() only supports inputs that have homogeneous dtypes, got {arrays[0]} "
+                            f"and {arrays[1]}")
+    return ArrayType(arrays[0].dtype, arrays[-1].ndim, "C")
+
+
+def _real_array(t, what: str) -> ArrayType:
+    if not isinstance(t, ArrayType) or t.dtype.is_complex:
+        raise TypingFailure(f"{what} needs an array of real numbers, got {t}")
+    return t
+
+
+def _histogram(node, args, kwargs):
+    """``np.histogram(a, bins: int, range=None | (lo, hi))`` -> ``(counts i64[:], edges f64[:])``."""
+    a, bins, bounds = args
+    if _real_array(a, "np.histogram()").ndim != 1:
+        raise TypingFailure(f"np.histogram() of a {a.ndim}-D array (kpc: 1-D only)")
+    if not (isinstance(bins, ScalarType) and bins.is_int):
+        raise TypingFailure(f"np.histogram(bins=...) takes an integer number of bins in kpc, got {bins}")
+    if bounds != NONE and not (isinstance(bounds, TupleType) and len(bounds.elements) == 2 and all(
+            isinstance(e, ScalarType) and not e.is_complex for e in bounds.elements)):
+        raise TypingFailure(f"np.histogram(range=...) takes a pair of numbers, got {bounds}")
+    return TupleType((ArrayType(INT64, 1, "C"), ArrayType(FLOAT64, 1, "C")))
+
+
+def _cov(node, args, kwargs):
+    """``np.cov(m, rowvar=True, bias=False, ddof=None)`` of a 2-D array: float64, as Numba."""
+    m, y, rowvar, bias, ddof = args
+    _real_array(m, "np.cov()")
+    if m.ndim != 2:
+        raise TypingFailure(f"np.cov() of a {m.ndim}-D array returns a 0-d array in Numba, which kpc does "
+                            "not represent (kpc: 2-D only)")
+    if y != NONE:
+        raise TypingFailure("np.cov(m, y) (kpc: no second array; stack the rows into m)")
+    for what, t in (("rowvar", rowvar), ("bias", bias)):
+        if not (isinstance(t, ScalarType) and (t.is_bool or t.is_int)):
+            raise TypingFailure(f"np.cov({what}=...) takes a boolean, got {t}")
+    if ddof != NONE and not (isinstance(ddof, ScalarType) and (ddof.is_int or ddof.is_bool)):
+        raise TypingFailure(f"np.cov(ddof=...) takes an integer in kpc, got {ddof}")
+    return ArrayType(FLOAT64, 2, "C")
+
+
 _OTHER = {
     (None, "arange"): _arange, (None, "linspace"): _linspace, (None, "eye"): _eye,
     (None, "identity"): _eye, (None, "dot"): _dot, (None, "matmul"): _dot, (None, "vdot"): _vdot,
@@ -1003,4 +1059,6 @@ _OTHER = {
     (False, "concatenate"): _join, (False, "stack"): _join, (False, "hstack"): _join,
     (False, "vstack"): _join, (True, "dot"): _dot, (False, "triu"): _triangle, (False, "tril"): _triangle,
     (False, "flip"): _flip, (False, "fliplr"): _flip, (False, "flipud"): _flip,
+    (False, "linalg.solve"): _linalg, (False, "linalg.inv"): _linalg, (False, "linalg.cholesky"): _linalg,
+    (False, "histogram"): _histogram, (False, "cov"): _cov,
 }

@@ -59,7 +59,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kpc.ir import nodes as n
-from kpc.ir.intrinsics import NUMPY_RANDOM, NUMPY_UFUNCS
+from kpc.ir.intrinsics import NUMPY_BOUND, NUMPY_RANDOM, NUMPY_UFUNCS
 from kpc.ir.diagnostics import KpcError, Note
 from kpc.ir.printer import format_expr, format_function  # noqa: F401  (format_function: doctest)
 from kpc.ir.types import NONE, SLICE, ArrayType, ScalarType
@@ -70,7 +70,10 @@ _ARRAY_FIRST_NUMPY = {"sum", "prod", "min", "max", "amin", "amax", "mean", "std"
                       "argmax", "any", "all", "cumsum", "cumprod", "copy", "empty_like", "zeros_like",
                       "ones_like", "full_like", "ravel", "reshape", "transpose", "sort", "argsort",
                       "diff", "trace", "nansum", "nanmean", "nanmin", "nanmax", "median",
-                      "count_nonzero", "linalg.norm", "triu", "tril", "flip", "fliplr", "flipud"}
+                      "count_nonzero", "linalg.norm", "triu", "tril", "flip", "fliplr", "flipud",
+                      "linalg.solve", "linalg.inv", "linalg.cholesky", "histogram", "cov"}
+# NumPy functions whose first argument has 2 dimensions at least (np.cov: where kpc translates it).
+_MATRIX_FIRST = {"triu", "tril", "fliplr", "linalg.solve", "linalg.inv", "linalg.cholesky", "cov"}
 _BITWISE = {"&", "|", "^", "<<", ">>"}
 # Calls whose result has the rank of their first argument.
 _SAME_RANK = {"np.empty_like", "np.zeros_like", "np.ones_like", "np.full_like", "np.copy", ".copy",
@@ -313,10 +316,20 @@ class _FunctionUses:
                 k = axis.value
                 rank = k + 1 if k >= 0 else -k
                 self.set_lower(array, Fact(rank, node.loc, f"reduced along axis {k} in {format_expr(node)}"))
-            elif name in ("triu", "tril", "fliplr"):
+            elif name in _MATRIX_FIRST:
                 self.set_lower(array, Fact(2, node.loc, f"passed to {node.func}, which needs 2 dimensions"))
             else:
                 self.set_lower(array, Fact(1, node.loc, f"passed to {node.func}"))
+        if name == "histogram" and len(node.args) > 1:
+            self.integer_use(node.args[1], f"the number of bins in {node.func}()")
+        if name == "cov" and len(node.args) > 4:
+            self.integer_use(node.args[4], f"ddof in {node.func}()")
+        if name in NUMPY_BOUND:
+            arrays = node.args[:2] if name == "linalg.solve" else node.args[:1]
+            for k, arg in enumerate(arrays):
+                rank = 2 if k == 0 and name in _MATRIX_FIRST else 1
+                self.array_use(arg, f"passed to {node.func}")
+                self.demands.append((arg, rank, f"{format_expr(arg)} is passed to {node.func}"))
         if name in _MATRIX_NUMPY or (method and name == "dot"):
             for arg in node.args:
                 self.array_use(arg, f"passed to {node.func}")
@@ -470,8 +483,10 @@ class _FunctionUses:
             return self.product_rank(args[0], args[1])
         if func == "np.outer":
             return 2
-        if func in ("np.eye", "np.identity"):
+        if func in ("np.eye", "np.identity", "np.linalg.inv", "np.linalg.cholesky", "np.cov"):
             return 2
+        if func == "np.linalg.solve" and len(args) == 2:
+            return self.known_rank(args[1])
         if func in ("np.arange", "np.linspace"):
             return 1
         if func[3:] in _SHAPE_FIRST_NUMPY and args:

@@ -55,6 +55,11 @@ What the emitters get after this pass (``array_level_nodes`` is empty), in full:
   name that is written through, returned or passed to a kernel, or passed to a kernel
   or returned directly. A strided or transposed view that is written through or passed
   to a kernel is rejected.
+- **Host routines**: ``np.linalg.solve/inv/cholesky``, ``np.histogram`` and ``np.cov``
+  allocate their results (under the names they are assigned to, else ``tmp<k>``) and a
+  builtin ``ExprStmt`` of ``ir.intrinsics.HOST_ROUTINES`` fills them:
+  ``x = np.empty(...); linalg_solve(a, b, x)``, ``histogram(x, bins[, lo, hi], counts, edges)``
+  (see ``host_routines``).
 - **Rebinding**: ``x = x * 2`` computes into ``tmp<k>`` then rebinds ``x = tmp<k>``.
 - A ``while`` test that needs a reduction becomes ``while True:`` with the reduction
   loops, ``if not test: break``, then the body.
@@ -83,6 +88,7 @@ from ..ir.rewrite import replace_names
 from ..ir.types import BOOL, INT64, ArrayType
 from .aliasing import is_subview_expr, is_view_expr, view_base_name, view_roots
 from .array_elements import ArrayValue, Builder, ElementLowering, Namer, clone, const_int, short_name
+from .host_routines import ROUTINES, host_routine, is_tuple_routine, result_names
 from .lowering_errors import NumpyLoweringError
 from .manager import Pass, register
 
@@ -282,6 +288,9 @@ class FunctionLowering:
         return [s]
 
     def returned(self, value, low: ElementLowering, pre: list):
+        if is_tuple_routine(value):
+            names = [name for name, _ in host_routine(low, value, pre)]
+            return n.TupleExpr(names, value.type, value.loc)
         if isinstance(value, n.TupleExpr):
             value.elements = [self.returned(e, low, pre) for e in value.elements]
             return value
@@ -293,6 +302,14 @@ class FunctionLowering:
         target, value = s.target, s.value
         if isinstance(target, n.Index) and is_array_target(target):
             return self.store(target, value, None, low, pre, s.loc)
+        if isinstance(value, n.Call) and value.func in ROUTINES and (isinstance(target, n.Name) or is_tuple_routine(
+                value) and isinstance(target, n.TupleExpr) and len(target.elements) == len(value.type.elements)):
+            names = result_names(target, value)
+            results = host_routine(low, value, pre, names)
+            if names:
+                return []
+            targets = target.elements if isinstance(target, n.TupleExpr) else [target]
+            return [n.Assign(t, name, s.loc) for t, (name, _) in zip(targets, results)]
         if isinstance(target, n.TupleExpr):
             values = value.elements if isinstance(value, n.TupleExpr) else []
             for v in values:

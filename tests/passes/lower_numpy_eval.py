@@ -116,6 +116,28 @@ def _broadcast_into(target, *shapes):
     np.broadcast_to(value, _broadcast_operands(target))
 
 
+def _histogram(x, bins, *rest):
+    """``histogram(x, bins[, lo, hi], counts, edges)``: NumPy's (Numba's for these inputs)."""
+    counts, edges = rest[-2:]
+    counts[...], edges[...] = np.histogram(x, bins, range=tuple(rest[:2]) if len(rest) == 4 else None)
+
+
+def _cov(m, rowvar, bias, given, ddof, out):
+    out[...] = np.cov(m, rowvar=rowvar, bias=bias, ddof=ddof if given else None)
+
+
+def _fill(function):
+    """A host routine that writes ``function`` of its inputs into its last argument."""
+    def routine(*args):
+        args[-1][...] = function(*args[:-1])
+    return routine
+
+
+# The host routines lower-numpy calls (ir.intrinsics.HOST_ROUTINES), computed with NumPy.
+_HOST_ROUTINES = {"linalg_solve": _fill(np.linalg.solve), "linalg_inv": _fill(np.linalg.inv),
+                  "linalg_cholesky": _fill(np.linalg.cholesky), "histogram": _histogram, "cov": _cov}
+
+
 def _expr(e, env):
     if isinstance(e, n.Const):
         return e.value
@@ -163,5 +185,5 @@ def _expr(e, env):
         if e.kind == "builtin":
             return {"abs": abs, "min": min, "max": max, "len": len, "int": int, "float": float,
                     "bool": bool, "broadcast_operands": _broadcast_operands,
-                    "broadcast_into": _broadcast_into}[e.func](*args)
+                    "broadcast_into": _broadcast_into, **_HOST_ROUTINES}[e.func](*args)
     raise TypeError(f"cannot evaluate {type(e).__name__}: {e}")

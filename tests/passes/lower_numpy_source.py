@@ -13,6 +13,7 @@ import textwrap
 import numpy as np
 
 from kpc.ir import nodes as n
+from kpc.ir.intrinsics import NUMPY_BOUND
 from kpc.ir.types import (BOOL, FLOAT64, INT64, NONE, ArrayType, DTypeType, ScalarType, SLICE,
                           TupleType, promote, scalar)
 
@@ -182,6 +183,8 @@ class _Builder:
         return n.Index(base, indices, ty, loc)
 
     def call(self, e, loc):
+        if ast.unparse(e.func).removeprefix("np.") in NUMPY_BOUND:
+            raise NotImplementedError(f"{ast.unparse(e.func)}: bound to NumPy's parameters by the frontend")
         kwargs = {k.arg: self.expr(k.value) for k in e.keywords}
         if isinstance(e.func, ast.Attribute) and isinstance(e.func.value, ast.Name) \
                 and e.func.value.id in ("np", "math"):

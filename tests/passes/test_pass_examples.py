@@ -14,8 +14,8 @@ import pytest
 from source_ir import load
 
 from kpc.ir.printer import format_function
-from kpc.passes import (choose_schedule, cost_guard, dependence, explain, flatten_mdrange, infer_dispatch,
-                        materialize_subviews, parallelize, recognize_reductions, simplify_powers)
+from kpc.passes import (choose_schedule, cost_guard, dependence, explain, flatten_mdrange, host_routines,
+                        infer_dispatch, materialize_subviews, parallelize, recognize_reductions, simplify_powers)
 from kpc.passes.explain import explain as explain_module
 from kpc.passes.manager import PASSES, PassContext, run_pipeline
 
@@ -174,8 +174,8 @@ def test_every_pass_of_mine_has_an_example():
 
 
 @pytest.mark.parametrize("module", [dependence, explain, choose_schedule, cost_guard, flatten_mdrange,
-                                    infer_dispatch, materialize_subviews, parallelize, recognize_reductions,
-                                    simplify_powers], ids=lambda m: m.__name__)
+                                    host_routines, infer_dispatch, materialize_subviews, parallelize,
+                                    recognize_reductions, simplify_powers], ids=lambda m: m.__name__)
 def test_module_doctests(module):
     result = doctest.testmod(module)
     assert result.failed == 0

@@ -22,6 +22,7 @@ import jinja2
 
 from kpc import __version__
 from kpc.ir import nodes as n
+from kpc.ir.intrinsics import HOST_ROUTINES
 from kpc.ir.types import ArrayType, NoneType, ScalarType, TupleType, Type
 
 from . import analysis, cuda
@@ -31,7 +32,7 @@ from .functions import FunctionEmitter
 HERE = Path(__file__).resolve().parent
 INCLUDE_DIR = HERE
 HEADERS = ("kpc_compat.hpp", "kpc_semantics.hpp", "kpc_numpy.hpp", "kpc_cuda.hpp", "kpc_scatter.hpp",
-           "kpc_random.hpp")
+           "kpc_random.hpp", "kpc_linalg.hpp")
 
 EXEC_SPACES = {"openmp": "Kokkos::OpenMP", "serial": "Kokkos::Serial", "cuda": "Kokkos::Cuda",
                "threads": "Kokkos::Threads"}
@@ -263,6 +264,11 @@ def emit_translation_unit(specializations, space: str = "openmp", source: str = 
     if draws and space == "cuda":
         raise BackendError("np.random in kernels is translated for host execution spaces only "
                            "(the pool kpc_random.hpp keeps is not reachable from CUDA device code)")
+    linalg = any(isinstance(node, n.Call) and node.kind == "builtin" and node.func in HOST_ROUTINES
+                 for spec in specializations for node in n.walk(list(spec.module.functions.values())))
+    if linalg and space == "cuda":
+        raise BackendError("np.linalg, np.histogram and np.cov are translated for host execution spaces only "
+                           "(kpc_linalg.hpp runs on the host)")
     render_region = cuda.region_renderer(_render_region) if space == "cuda" else _render_region
     for index, spec in enumerate(specializations):
         module = spec.module
@@ -295,7 +301,7 @@ def emit_translation_unit(specializations, space: str = "openmp", source: str = 
         spec_models.append(SpecializationModel(namespace, _describe(module, spec.entries), functions, accumulators))
     text = _ENV.get_template("module.cpp.j2").render(
         version=__version__, source=source or "(unknown)", space=space, exec_space=EXEC_SPACES[space],
-        specializations=spec_models, entries=entries, scatter=scatter, draws=draws,
+        specializations=spec_models, entries=entries, scatter=scatter, draws=draws, linalg=linalg,
     )
     if space == "cuda":
         text = cuda.finish_source(text)

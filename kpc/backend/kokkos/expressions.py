@@ -14,6 +14,7 @@ NumPy's inf, nan or 0; under ``boundscheck=True`` every index is checked
 from __future__ import annotations
 
 from kpc.ir import nodes as n
+from kpc.ir.intrinsics import HOST_ROUTINES
 from kpc.ir.types import BOOL, FLOAT64, INT64, ArrayType, ScalarType, TupleType, Type, UNKNOWN, promote
 
 from .cxx import BackendError, literal, scalar_type
@@ -405,9 +406,28 @@ class ExprEmitter:
                 f"std::array<int64_t, {len(a.elements)}>{{{', '.join(self.emit(x, INT64) for x in a.elements)}}}"
                 for a in args)
             return f"kpc::{name}<{'true' if in_kernel else 'false'}>({shapes})"
+        if name in HOST_ROUTINES:
+            return self._host_routine(e, name)
         if name == "round" and len(args) == 1:
             return f"static_cast<{scalar_type(t)}>(kpc::math::nearbyint({self.emit(args[0])}))"
         raise BackendError(f"builtin {name}() is not supported by the Kokkos backend", e.loc)
+
+    def _host_routine(self, e, name) -> str:
+        """A routine of ``kpc_linalg.hpp`` (``np.linalg.*``, ``np.histogram``, ``np.cov``): serial
+        host code that raises, so not inside a parallel region or a device function."""
+        if getattr(self.scope, "in_region", False) or getattr(self.scope, "variant", "host") != "host":
+            raise BackendError(f"{HOST_ROUTINES[name][0]}() runs on the host only, outside parallel loops and "
+                               "functions called in them; the kernel stays Numba", e.loc)
+        args = [self.emit(a) for a in e.args]
+        if name == "histogram" and len(args) == 6:
+            # Numba computes v - lo in the promoted type of the elements and the range.
+            diff = promote(self.type_of(e.args[0]).dtype, self.type_of(e.args[2]))
+            return f"kpc::linalg::histogram<{scalar_type(diff)}>({', '.join(args)})"
+        if name == "histogram":
+            args[1] = self.emit(e.args[1], INT64)
+        if name == "cov":
+            args[-1] = self.emit(e.args[-1], INT64)
+        return f"kpc::linalg::{name.removeprefix('linalg_')}({', '.join(args)})"
 
     def _math(self, e, name, t) -> str:
         if name in PREDICATES:

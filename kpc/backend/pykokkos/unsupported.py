@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from kpc.ir import nodes as n
+from kpc.ir.intrinsics import HOST_ROUTINES
 from kpc.ir.nodes import NOLOC, Loc
 
 
@@ -31,7 +32,7 @@ def loc_of(node) -> Loc:
 
 def require_numba_semantics(module, name: str) -> None:
     """Raise ``Unsupported`` when kernel ``name`` (or a function it calls) asks for checks PyKokkos cannot make,
-    or draws random numbers (``np.random``).
+    draws random numbers (``np.random``) or calls a host routine (``np.linalg.solve``, ``np.histogram``, ...).
 
     ``boundscheck=True``: PyKokkos views have no checked element access and a workunit cannot
     raise IndexError, so such a kernel stays Numba. Numba's ``error_model='python'`` is not
@@ -56,6 +57,10 @@ def require_numba_semantics(module, name: str) -> None:
             raise Unsupported(f"boundscheck=True in '{other}'", function.loc,
                               "PyKokkos has no checked element access and a workunit cannot raise IndexError")
         for node in n.walk(function):
+            if isinstance(node, n.Call) and node.kind == "builtin" and node.func in HOST_ROUTINES:
+                raise Unsupported(f"{HOST_ROUTINES[node.func][0]}() in '{other}'", node.loc,
+                                  "kpc computes it with a C++ host routine (kpc_linalg.hpp) that upstream PyKokkos "
+                                  "has no counterpart of; the kernel stays Numba")
             if isinstance(node, n.Call) and node.kind == "random":
                 raise Unsupported(f"{node.func}() in '{other}'", node.loc,
                                   "kpc maps np.random to Kokkos random pools, which upstream PyKokkos does not "

@@ -1,0 +1,167 @@
+"""np.linalg.solve/inv/cholesky, np.histogram and np.cov on the Kokkos target raise what Numba
+raises, with Numba's message: numpy.linalg.LinAlgError for a singular matrix, one that is not
+positive definite, infs or NaNs, sizes that do not fit; ValueError for histogram bins and
+ranges; RuntimeError for the covariance of a single row. Integer matrices are a typing error
+in Numba, so kpc does not translate them either; the PyKokkos target keeps these kernels as
+Numba, and so does the Kokkos target where the call sits inside a parallel loop."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kpc.frontend import parse_module
+from kpc.ir.diagnostics import KpcError
+from kpc.passes.manager import PassContext, run_pipeline
+
+HERE = Path(__file__).resolve().parent
+KERNELS = HERE / "linalg_kernels.py"
+SIGNATURES = {
+    "solve": ["solve(float64[:, :], float64[:])", "solve(float32[:, :], float32[:, :])"],
+    "inverse": ["inverse(float64[:, :])"],
+    "factor": ["factor(float64[:, :])", "factor(float32[:, :])"],
+    "histogram": ["histogram(float64[:], int64)"],
+    "histogram_between": ["histogram_between(float64[:], int64, float64, float64)"],
+    "covariance": ["covariance(float64[:, :])"],
+}
+SINGULAR = np.array([[1.0, 2.0], [2.0, 4.0]])
+INDEFINITE = np.array([[1.0, 2.0], [2.0, 1.0]])
+
+
+def import_file(path, name: str):
+    spec = importlib.util.spec_from_file_location(name, str(path))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def kokkos(tmp_path_factory):
+    from kpc.api import build
+
+    out = tmp_path_factory.mktemp("linalg_openmp")
+    signatures = {name: sigs for name, sigs in SIGNATURES.items()}
+    result = build(KERNELS, out, signatures=signatures, space="openmp", strict=False)
+    assert set(result.rejected) <= {"inverses"}, result.rejected
+    return import_file(result.module_path, "kpc_linalg_dropin_openmp")
+
+
+@pytest.fixture(scope="module")
+def numba():
+    return import_file(KERNELS, "kpc_linalg_numba")
+
+
+# (kernel, arguments, the exception type) on which Numba raises
+ERRORS = [
+    ("solve", (SINGULAR, np.ones(2)), np.linalg.LinAlgError),
+    ("solve", (np.array([[1.0, np.nan], [0.0, 1.0]]), np.ones(2)), np.linalg.LinAlgError),
+    ("solve", (np.eye(2), np.array([1.0, np.inf])), np.linalg.LinAlgError),
+    ("solve", (np.eye(2), np.ones(3)), np.linalg.LinAlgError),
+    ("solve", (np.zeros((3, 3), np.float32), np.ones((3, 2), np.float32)), np.linalg.LinAlgError),
+    ("inverse", (SINGULAR,), np.linalg.LinAlgError),
+    ("inverse", (np.zeros((3, 3)),), np.linalg.LinAlgError),
+    ("inverse", (np.ones((2, 3)),), np.linalg.LinAlgError),
+    ("inverse", (np.array([[np.nan, 1.0], [1.0, 1.0]]),), np.linalg.LinAlgError),
+    ("factor", (INDEFINITE,), np.linalg.LinAlgError),
+    ("factor", (-np.eye(3, dtype=np.float32),), np.linalg.LinAlgError),
+    ("factor", (np.ones((2, 3)),), np.linalg.LinAlgError),
+    ("histogram", (np.ones(4), 0), ValueError),
+    ("histogram", (np.ones(4), -2), ValueError),
+    ("histogram", (np.zeros(0), 3), ValueError),
+    ("histogram_between", (np.ones(4), 3, 1.0, 0.0), ValueError),
+    ("histogram_between", (np.ones(4), 3, np.nan, 1.0), ValueError),
+    ("covariance", (np.ones((1, 5)),), RuntimeError),
+]
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("kernel, args, error", ERRORS, ids=lambda v: v if isinstance(v, str) else "")
+def test_errors_are_numbas(kokkos, numba, kernel, args, error):
+    with pytest.raises(error) as expected:
+        getattr(numba, kernel)(*args)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no fallback to Numba: the translation raises
+        with pytest.raises(error) as actual:
+            getattr(kokkos, kernel)(*args)
+    assert type(actual.value) is type(expected.value)
+    assert str(actual.value) == str(expected.value)
+
+
+@pytest.mark.compile
+def test_results_after_an_error_are_right(kokkos, numba):
+    with pytest.raises(np.linalg.LinAlgError):
+        kokkos.inverse(SINGULAR)
+    a = np.array([[4.0, 1.0], [1.0, 3.0]])
+    np.testing.assert_allclose(kokkos.inverse(a), numba.inverse(a), rtol=1e-14)
+    np.testing.assert_allclose(kokkos.factor(INDEFINITE + 2 * np.eye(2)), numba.factor(INDEFINITE + 2 * np.eye(2)),
+                               rtol=1e-14)
+
+
+@pytest.mark.compile
+def test_edge_cases_match_numba(kokkos, numba):
+    cases = [
+        ("inverse", (np.zeros((0, 0)),)),
+        ("solve", (np.zeros((0, 0)), np.zeros(0))),
+        ("factor", (np.array([[4.0, 100.0], [1.0, 3.0]]),)),  # only the lower triangle is read
+        ("factor", (np.array([[np.nan, 1.0], [1.0, 1.0]]),)),  # NaN: no error, as with OpenBLAS
+        ("histogram", (np.array([1.0, 1.0, 1.0]), 2)),  # a zero-width range: no counts
+        ("histogram", (np.array([0.0, np.nan, 1.0, 0.5]), 2)),  # NaNs skipped
+        ("histogram_between", (np.array([-1.0, 0.0, 0.25, 1.0, 2.0]), 4, 0.0, 1.0)),
+        ("covariance", (np.zeros((3, 0)),)),  # no observations: NaN
+        ("covariance", (np.arange(6.0).reshape(2, 3),)),
+    ]
+    for kernel, args in cases:
+        expected, actual = getattr(numba, kernel)(*args), getattr(kokkos, kernel)(*args)
+        for e, a in zip(expected if isinstance(expected, tuple) else (expected,),
+                        actual if isinstance(actual, tuple) else (actual,)):
+            assert a.dtype == e.dtype and a.shape == e.shape, (kernel, args)
+            np.testing.assert_allclose(a, e, rtol=1e-14, equal_nan=True, err_msg=kernel)
+
+
+def pipeline(source: str, target: str = "kokkos"):
+    module = parse_module(source, "m.py")
+    run_pipeline(module, PassContext(target=target))
+    return module
+
+
+@pytest.mark.parametrize("call", ["np.linalg.inv(a)", "np.linalg.cholesky(a)", "np.linalg.solve(a, a[0])"])
+def test_integer_matrices_are_a_typing_error_as_in_numba(call):
+    with pytest.raises(KpcError, match="only supported on float and complex arrays"):
+        pipeline(f"import numpy as np\nfrom numba import njit\n@njit('f8(i8[:, :])')\n"
+                 f"def f(a):\n    return {call}.sum()\n")
+
+
+def test_a_loop_around_a_solve_is_never_parallelized_automatically():
+    module = pipeline("import numpy as np\nfrom numba import njit\n"
+                      "@njit('void(f8[:, :, :], f8[:, :])')\ndef solves(a, x):\n"
+                      "    for i in range(a.shape[0]):\n        x[i] = np.linalg.solve(a[i], x[i])\n")
+    loop = next(s for s in module.functions["solves"].body if type(s).__name__ == "For")
+    assert loop.parallel is None
+    assert "runs serially on the host" in loop.decision
+
+
+def test_the_pykokkos_target_keeps_these_kernels_as_numba(tmp_path):
+    from kpc.api import build_pykokkos
+
+    result = build_pykokkos(KERNELS, tmp_path, signatures={name: s[0] for name, s in SIGNATURES.items()})
+    reasons = {r.name: (r.status, r.reason or "") for r in result.kernels}
+    for name in SIGNATURES:
+        status, reason = reasons[name]
+        assert status == "numba" and "kpc_linalg.hpp" in reason, (name, reason)
+
+
+@pytest.mark.compile
+def test_inside_a_parallel_loop_the_call_falls_back_to_numba(kokkos):
+    from kpc.runtime.fallback import KpcFallbackWarning
+
+    a = np.stack([np.eye(3) * (k + 1) for k in range(4)])
+    out = np.empty_like(a)
+    with pytest.warns(KpcFallbackWarning, match="kpc cannot emit Kokkos C\\+\\+"):
+        kokkos.inverses(a, out)
+    np.testing.assert_allclose(out, np.stack([np.eye(3) / (k + 1) for k in range(4)]))

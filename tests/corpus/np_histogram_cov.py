@@ -1,0 +1,73 @@
+"""Histograms and covariance matrices, as data-analysis kernels write them.
+
+Exercises: `np.histogram` with a number of bins, over the data's own range and over a
+given `range=(lo, hi)` (integer data: many values fall exactly on bin edges, and values
+outside the range are skipped), unpacked (`h, e = ...`) and returned as a pair;
+`np.cov` of the rows of a matrix and of its columns (`rowvar=False`), with `bias` and
+`ddof`, float64 for every input dtype as in Numba. Computed on the Kokkos target by the
+serial host routines of kpc_linalg.hpp.
+"""
+import numpy as np
+from numba import njit
+
+
+@njit
+def histogram_auto(x, nbins):
+    counts, edges = np.histogram(x, bins=nbins)
+    return counts, edges, counts.sum()
+
+
+@njit
+def histogram_range(x, nbins):
+    return np.histogram(x, nbins, range=(-5, 5))
+
+
+@njit
+def histogram_scaled(x):
+    h, e = np.histogram(x * 3.0, bins=7, range=(-1.5, 2.0))
+    return h * 2, e[1:] - e[:-1]
+
+
+@njit
+def covariance(m):
+    return np.cov(m), np.cov(m, rowvar=False)
+
+
+@njit
+def covariance_options(m, ddof):
+    return np.cov(m, bias=True), np.cov(m.T, ddof=ddof)
+
+
+KPC_CASES = {
+    "histogram_auto": {
+        "args": {"x": ("n",), "nbins": {"kind": "scalar", "value": "b"}},
+        "dtypes": ["float64", "float32", "int64"],
+        "sizes": [{"n": 6, "b": 1}, {"n": 50, "b": 7}, {"n": 1000, "b": 10}],
+        "layouts": ["C", "strided"],
+    },
+    "histogram_range": {
+        "args": {"x": ("n",), "nbins": {"kind": "scalar", "value": "b"}},
+        "dtypes": ["int64", "float64", "float32"],
+        "sizes": [{"n": 0, "b": 3}, {"n": 40, "b": 10}, {"n": 500, "b": 4}],
+    },
+    "histogram_scaled": {
+        "args": {"x": ("n",)},
+        "dtypes": ["float64", "int64"],
+        "sizes": [{"n": 1}, {"n": 300}],
+    },
+    "covariance": {
+        "args": {"m": ("v", "k")},
+        "dtypes": ["float64", "float32", "int64"],
+        "sizes": [{"v": 2, "k": 2}, {"v": 3, "k": 9}, {"v": 12, "k": 40}],
+        "layouts": ["C", "F", "strided"],
+        "rtol": 1e-12,
+        "atol": 1e-14,
+    },
+    "covariance_options": {
+        "args": {"m": ("v", "k"), "ddof": {"kind": "scalar", "value": "d"}},
+        "dtypes": ["float64"],
+        "sizes": [{"v": 4, "k": 6, "d": 0}, {"v": 5, "k": 30, "d": 2}],
+        "rtol": 1e-12,
+        "atol": 1e-14,
+    },
+}
