@@ -4,8 +4,8 @@
     .venv/bin/python benchmarks/run.py --quick         # two small sizes per kernel: does it run?
     .venv/bin/python benchmarks/run.py --only sum2d,lennard_jones
 
-Both sides run on 2 threads (OMP_NUM_THREADS, NUMBA_NUM_THREADS, set here before
-Numba is imported, unless already set). Each corpus file is built once, ahead of
+Both sides run on 2 threads, or ``--threads N`` (OMP_NUM_THREADS, NUMBA_NUM_THREADS, set
+here before Numba is imported; without --threads, unless already set). Each corpus file is built once, ahead of
 time, for the signatures the suite calls; each size is checked against Numba
 before it is timed. Writes results.json, results.md and results.png.
 """
@@ -17,6 +17,18 @@ import os
 import sys
 import time
 
+def _threads_from_argv(argv) -> str | None:
+    """``--threads N`` (or ``--threads=N``), read before Numba is imported: it fixes its pool then."""
+    for k, arg in enumerate(argv):
+        if arg == "--threads" and k + 1 < len(argv):
+            return argv[k + 1]
+        if arg.startswith("--threads="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+if _threads_from_argv(sys.argv[1:]) is not None:
+    os.environ["OMP_NUM_THREADS"] = os.environ["NUMBA_NUM_THREADS"] = _threads_from_argv(sys.argv[1:])
 os.environ.setdefault("OMP_NUM_THREADS", "2")
 os.environ.setdefault("NUMBA_NUM_THREADS", os.environ["OMP_NUM_THREADS"])
 
@@ -32,6 +44,9 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=None, help="timed runs per contender (default: 7; 3 quick)")
     parser.add_argument("--budget", type=float, default=None, help="seconds per size (default: 20; 2 quick)")
     parser.add_argument("--space", choices=("openmp", "serial"), default="openmp")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="threads for both sides (OMP_NUM_THREADS and NUMBA_NUM_THREADS; default: 2, "
+                             "or what the environment sets)")
     args = parser.parse_args(argv)
 
     from kpc.bench.report import to_markdown, write
@@ -64,12 +79,22 @@ def main(argv=None) -> int:
 
     build_dir = os.path.join(args.out, "build")
     modules, kept = {}, {}
-    for path, texts in signatures.items():
+
+    def build_one(item):
+        path, texts = item
         started = time.perf_counter()
         report = build(path, out=build_dir, space=args.space, signatures=texts)
         print(f"built {os.path.basename(path)} in {time.perf_counter() - started:.1f} s", file=sys.stderr)
-        kept[path] = {k.name for k in report.kernels if k.status != "translated"}
-        modules[path] = import_path(report.output, name=f"kpc_bench_{os.path.splitext(os.path.basename(path))[0]}")
+        return path, report
+
+    # The C++ compiles run at once, one per CPU (kpc build -j does the same); timing starts after.
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=max(1, min(len(signatures), os.cpu_count() or 1))) as pool:
+        for path, report in pool.map(build_one, list(signatures.items())):
+            kept[path] = {k.name for k in report.kernels if k.status not in ("translated", "lazy")}
+            modules[path] = import_path(report.output,
+                                        name=f"kpc_bench_{os.path.splitext(os.path.basename(path))[0]}")
 
     rows, skipped = [], []
     for entry in entries:
@@ -80,11 +105,23 @@ def main(argv=None) -> int:
         rows += run_entry(entry, {"kokkos": modules[entry.path]}, repeats=repeats, budget_s=budget,
                           log=lambda line: print(line, file=sys.stderr))
     meta = {"suite": "quick" if args.quick else "full", "space": args.space, "repeats": repeats,
-            "numba_threads": os.environ["NUMBA_NUM_THREADS"], "skipped": skipped}
+            "numba_threads": os.environ["NUMBA_NUM_THREADS"], "omp_threads": os.environ["OMP_NUM_THREADS"],
+            "cpus": os.cpu_count(), "cpu": _cpu_model(), "skipped": skipped}
     paths = write(rows, meta, args.out)
     print(to_markdown(rows), end="")
     print(f"results: {paths['json']}, {paths['md']}, {paths['png']}")
     return 0
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"
 
 
 if __name__ == "__main__":
