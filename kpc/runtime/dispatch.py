@@ -155,6 +155,18 @@ def python_key(*args) -> tuple:
     return tuple(key)
 
 
+def python_call(table: dict, dispatcher, *args):
+    """A drop-in function's fast path: the compiled function ``table`` holds for the arguments'
+    key, else ``dispatcher`` (which resolves, compiles if needed, and fills the table). Each
+    compiled module exports the same in C++ (``_kpc_call``), which replaces this one in the
+    drop-in module's namespace once a module is loaded."""
+    try:
+        function = table.get(python_key(*args))
+    except TypeError:  # an unhashable argument: the dispatcher says what is wrong with it
+        function = None
+    return (dispatcher if function is None else function)(*args)
+
+
 class Dispatcher:
     """Calls one function of a drop-in module with the specialization its arguments need.
 
@@ -242,7 +254,7 @@ class ModuleRuntime:
     were built ahead of time (cache keys), and how to compile new ones."""
 
     def __init__(self, source: str, space: str, options: dict, prebuilt: list, cache_root: str | None,
-                 name: str = ""):
+                 name: str = "", namespace: dict | None = None):
         self.source = source
         self.space = space
         self.options = dict(options)
@@ -253,6 +265,7 @@ class ModuleRuntime:
         self.fallbacks: dict = {}  # (function, types) -> the record of why the Numba function runs
         self.dispatchers: dict = {}
         self.key = python_key  # the C++ one of the first module loaded, once there is one
+        self.namespace = namespace  # the drop-in module's globals (its _kpc_call)
         self._source_digest = None
         self._original = None
         self._original_lock = threading.Lock()
@@ -262,9 +275,12 @@ class ModuleRuntime:
         return self.dispatchers[name]
 
     def loaded(self, module):
-        """``module`` (a compiled module just loaded): its C++ ``_kpc_key`` replaces ``python_key``."""
+        """``module`` (a compiled module just loaded): its C++ ``_kpc_key`` and ``_kpc_call``
+        replace ``python_key`` and, in the drop-in module's namespace, ``python_call``."""
         if self.key is python_key and hasattr(module, "_kpc_key"):
             self.key = module._kpc_key
+            if self.namespace is not None and hasattr(module, "_kpc_call"):
+                self.namespace["_kpc_call"] = module._kpc_call
         return module
 
     # ------------------------------------------------------------ finding a specialization
@@ -384,21 +400,26 @@ class ModuleRuntime:
         record = {"kind": "argument", "function": dispatcher.name, "location": None,
                   "construct": "argument type", "message": problem}
         types = tuple(typeof(value) or ("python", type(value).__name__) for value in args)
-        return self._fall_back(dispatcher, types, record, None, stacklevel=6)
+        return self._fall_back(dispatcher, types, record, None)
 
-    def _fall_back(self, dispatcher: Dispatcher, types: tuple, record: dict, error, earlier: bool = False,
-                   stacklevel: int = 7):
+    def _fall_back(self, dispatcher: Dispatcher, types: tuple, record: dict, error, earlier: bool = False):
         signature = ", ".join(format_type(t) for t in types)
         if fallback.strict_mode(dispatcher.strict):
             raise fallback.strict_error(dispatcher.name, signature, record, error)
         function = dispatcher.fallback() if dispatcher.fallback is not None else self.original(dispatcher.name)
         if (dispatcher.name, types) not in self.fallbacks:
             self.fallbacks[(dispatcher.name, types)] = record
-            # stacklevel 7: _fall_back, _lazy, function_for, _resolve, Dispatcher.__call__, the
-            # drop-in's function, its caller
             warnings.warn(fallback.fallback_message(dispatcher.name, signature, record, earlier),
-                          fallback.KpcFallbackWarning, stacklevel=stacklevel)
+                          fallback.KpcFallbackWarning, stacklevel=self._caller_level())
         return function
+
+    def _caller_level(self) -> int:
+        """The ``stacklevel`` of the frame that called the drop-in module's function (the one
+        whose globals hold this runtime), counted from the caller of this method."""
+        frame, level = sys._getframe(1), 1
+        while frame is not None and frame.f_globals.get("_kpc") is not self:
+            frame, level = frame.f_back, level + 1
+        return level + 1 if frame is not None else 2
 
     # ------------------------------------------------------------ the rest of the user's module
     def original(self, name: str):

@@ -138,3 +138,15 @@ def test_a_call_whose_key_changes_is_dispatched_again(runtime):
     with pytest.raises(TypeError):
         f(np.ones(3), np.ones(3))                     # an array where a scalar was compiled
     assert len(f.table) == 2
+
+
+def test_python_call_is_the_fast_path_of_a_drop_in_function(runtime):
+    from kpc.runtime.dispatch import python_call
+
+    runtime, module = runtime
+    f = runtime.dispatcher("f", ("a", "k"), eager=True)
+    assert python_call(f.table, f, np.ones(3), 2.0) == 6.0       # a miss: the dispatcher fills the table
+    assert python_call(f.table, f, np.ones(3), 2.0) == 6.0       # a hit: the compiled function itself
+    assert module.calls == 2 and len(f.table) == 1
+    with pytest.raises(TypeError, match="must be a NumPy array or a number, got list"):
+        python_call(f.table, f, [1.0], 2.0)                      # eager: no Numba for a list

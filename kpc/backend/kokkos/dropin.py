@@ -97,7 +97,6 @@ def _template_function(f: DropinFunction) -> dict:
         "params": repr(tuple(f.params)),
         "signature": f.signature,
         "call_args": f.call_args,
-        "key_args": f.call_args,
         "docstring": _docstring_literal(f.docstring) if f.docstring else None,
         "eager": f.eager,
     }

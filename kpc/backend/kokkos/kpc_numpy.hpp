@@ -460,13 +460,41 @@ inline PyObject* dispatch_key(PyObject*, PyObject* const* args, Py_ssize_t nargs
   return raise_current_exception();
 }
 
+// _kpc_call(table, dispatcher, *args): a drop-in module's whole fast path in one call: the
+// arguments' key (dispatch_key), the compiled function the table holds for it, called with the
+// arguments; on a miss (or an unhashable argument) the dispatcher (a Python callable) is called.
+// kpc.runtime.dispatch.python_call does the same in Python.
+inline PyObject* dispatch_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs < 2 || !PyDict_Check(args[0])) {
+    PyErr_SetString(PyExc_TypeError, "_kpc_call(table, dispatcher, *args)");
+    return nullptr;
+  }
+  PyObject* key = dispatch_key(self, args + 2, nargs - 2);
+  PyObject* function = nullptr;
+  if (key != nullptr) {
+    function = PyDict_GetItemWithError(args[0], key);  // borrowed
+    Py_DECREF(key);
+  }
+  if (function == nullptr) {
+    if (PyErr_Occurred()) {
+      if (!PyErr_ExceptionMatches(PyExc_TypeError)) return nullptr;
+      PyErr_Clear();  // an unhashable argument: the dispatcher says what is wrong with it
+    }
+    function = args[1];
+  }
+  return PyObject_Vectorcall(function, args + 2, static_cast<size_t>(nargs - 2), nullptr);
+}
+
 // Functions through which kpc.runtime.kokkos_session initializes Kokkos once per
 // process (libkokkoscore is shared by all modules), shares the session between modules,
-// and finalizes Kokkos at exit; and _kpc_key (dispatch_key).
+// and finalizes Kokkos at exit; and _kpc_key and _kpc_call (dispatch_key, dispatch_call).
 inline void define_session_functions(py::module_& m) {
   static PyMethodDef key_definition = {"_kpc_key", reinterpret_cast<PyCFunction>(
                                            reinterpret_cast<void (*)(void)>(&dispatch_key)), METH_FASTCALL, nullptr};
+  static PyMethodDef call_definition = {"_kpc_call", reinterpret_cast<PyCFunction>(
+                                            reinterpret_cast<void (*)(void)>(&dispatch_call)), METH_FASTCALL, nullptr};
   add_entry(m, &key_definition);
+  add_entry(m, &call_definition);
   read_serial_threshold_env();
   m.def("_kpc_initialize", [](int num_threads) {
     if (!Kokkos::is_initialized()) kpc::initialize(num_threads);
