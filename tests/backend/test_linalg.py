@@ -7,8 +7,6 @@ Numba, and so does the Kokkos target where the call sits inside a parallel loop.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 import warnings
 from pathlib import Path
 
@@ -18,6 +16,7 @@ import pytest
 from kpc.frontend import parse_module
 from kpc.ir.diagnostics import KpcError
 from kpc.passes.manager import PassContext, run_pipeline
+from kpc.check.runner import import_path
 
 HERE = Path(__file__).resolve().parent
 KERNELS = HERE / "linalg_kernels.py"
@@ -33,13 +32,6 @@ SINGULAR = np.array([[1.0, 2.0], [2.0, 4.0]])
 INDEFINITE = np.array([[1.0, 2.0], [2.0, 1.0]])
 
 
-def import_file(path, name: str):
-    spec = importlib.util.spec_from_file_location(name, str(path))
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
 
 @pytest.fixture(scope="module")
 def kokkos(tmp_path_factory):
@@ -49,12 +41,12 @@ def kokkos(tmp_path_factory):
     signatures = {name: sigs for name, sigs in SIGNATURES.items()}
     result = build(KERNELS, out, signatures=signatures, space="openmp", strict=False)
     assert set(result.rejected) <= {"inverses"}, result.rejected
-    return import_file(result.module_path, "kpc_linalg_dropin_openmp")
+    return import_path(result.module_path, "kpc_linalg_dropin_openmp")
 
 
 @pytest.fixture(scope="module")
 def numba():
-    return import_file(KERNELS, "kpc_linalg_numba")
+    return import_path(KERNELS, "kpc_linalg_numba")
 
 
 # (kernel, arguments, the exception type) on which Numba raises

@@ -6,8 +6,6 @@ repeatable; and that the PyKokkos target keeps such kernels as Numba, saying why
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +14,7 @@ from scipy import stats
 
 from kpc.frontend import parse_module
 from kpc.passes.manager import PassContext, run_pipeline
+from kpc.check.runner import import_path
 
 HERE = Path(__file__).resolve().parent
 KERNELS = HERE / "random_kernels.py"
@@ -42,13 +41,6 @@ SIGNATURES = {
 }
 
 
-def import_file(path, name: str):
-    spec = importlib.util.spec_from_file_location(name, str(path))
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
 
 @pytest.fixture(scope="module", params=["openmp", "serial"])
 def kokkos(request, tmp_path_factory):
@@ -57,7 +49,7 @@ def kokkos(request, tmp_path_factory):
     out = tmp_path_factory.mktemp(f"random_{request.param}")
     result = build(KERNELS, out, signatures=SIGNATURES, space=request.param, strict=True)
     assert not result.rejected
-    return import_file(result.module_path, f"kpc_random_dropin_{request.param}")
+    return import_path(result.module_path, f"kpc_random_dropin_{request.param}")
 
 
 def assert_distributed_as(sample, distribution, what: str) -> None:
@@ -99,7 +91,7 @@ def test_a_seed_repeats_the_serial_draws(kokkos):
     np.testing.assert_array_equal(kokkos.serial_draws(1000, 7, 3, 0.0, 1.0), first)
     assert not np.array_equal(kokkos.serial_draws(1000, 8, 3, 0.0, 1.0), first)
     assert not np.array_equal(kokkos.unseeded(1000), kokkos.unseeded(1000))
-    numba = import_file(KERNELS, "kpc_random_numba")
+    numba = import_path(KERNELS, "kpc_random_numba")
     assert not np.array_equal(numba.serial_draws(1000, 7, 3, 0.0, 1.0), first)  # Kokkos' stream, not Numba's
 
 
@@ -149,7 +141,7 @@ def test_a_scalar_draw_in_an_array_expression_is_drawn_once(kokkos):
 
 @pytest.mark.compile
 def test_an_empty_randint_range_raises_like_numba(kokkos):
-    numba = import_file(KERNELS, "kpc_random_numba")
+    numba = import_path(KERNELS, "kpc_random_numba")
     with pytest.raises(ValueError) as expected:
         numba.randint_between(4, 4)
     with pytest.raises(ValueError) as actual:

@@ -4,14 +4,13 @@ module holds every signature below)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from kpc.runtime.dispatch import format_type, typeof
+from kpc.check.runner import import_path
 
 HERE = Path(__file__).resolve().parent
 KERNELS = HERE / "semantics_kernels.py"
@@ -68,13 +67,6 @@ RAISING = [
 ]
 
 
-def import_file(path, name: str):
-    spec = importlib.util.spec_from_file_location(name, str(path))
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
 
 @pytest.fixture(scope="module")
 def modules(tmp_path_factory):
@@ -90,8 +82,8 @@ def modules(tmp_path_factory):
     signatures["divide_all"] = ["divide_all(int64[::1], int64)"]
     out = tmp_path_factory.mktemp("semantics")
     result = build(KERNELS, out, signatures=signatures, strict=True)
-    kokkos = import_file(result.module_path, "kpc_semantics_dropin")
-    numba = import_file(KERNELS, "kpc_semantics_numba")
+    kokkos = import_path(result.module_path, "kpc_semantics_dropin")
+    numba = import_path(KERNELS, "kpc_semantics_numba")
     return kokkos, numba, result
 
 

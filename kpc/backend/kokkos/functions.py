@@ -421,9 +421,7 @@ class FunctionEmitter:
         dims = "*" * t.ndim
         self.emit_line(f"Kokkos::View<{ct}{dims}, Kokkos::LayoutRight, Kokkos::MemoryTraits<Kokkos::Unmanaged>> "
                        f"{lhs}({buffer}, {', '.join(map(str, extents))});")
-        fill = {"np.zeros": literal(0, t.dtype), "np.ones": literal(1, t.dtype)}.get(func)
-        if func == "np.full":
-            fill = self.expr.emit(call.args[1] if len(call.args) > 1 else call.kwargs["fill_value"], t.dtype)
+        fill = self.fill_value(func, call, t)
         if fill is not None:
             self.emit_line(f"for (int kpc_k = 0; kpc_k < {size}; ++kpc_k) {buffer}[kpc_k] = {fill};")
 
@@ -452,11 +450,16 @@ class FunctionEmitter:
         self.emit_line(f"Kokkos::View<{ct}{dims}, Kokkos::LayoutRight, Kokkos::MemoryTraits<Kokkos::Unmanaged>> "
                        f"{lhs}(kpc_pool{tag}.data() + static_cast<size_t>(kpc_slot{tag}.id) * ({size}), "
                        f"{', '.join(extents)});")
-        fill = {"np.zeros": literal(0, t.dtype), "np.ones": literal(1, t.dtype)}.get(func)
-        if func == "np.full":
-            fill = self.expr.emit(call.args[1] if len(call.args) > 1 else call.kwargs["fill_value"], t.dtype)
+        fill = self.fill_value(func, call, t)
         if fill is not None:
             self.emit_line(f"for (int64_t kpc_k = 0; kpc_k < {size}; ++kpc_k) {lhs}.data()[kpc_k] = {fill};")
+
+    def fill_value(self, func: str, call, t):
+        """The C++ value an allocation inside a parallel loop starts with (np.zeros, np.ones,
+        np.full), or None for np.empty."""
+        if func == "np.full":
+            return self.expr.emit(call.args[1] if len(call.args) > 1 else call.kwargs["fill_value"], t.dtype)
+        return {"np.zeros": literal(0, t.dtype), "np.ones": literal(1, t.dtype)}.get(func)
 
     def _AugAssign(self, s) -> None:
         target = s.target

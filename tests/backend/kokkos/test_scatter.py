@@ -6,8 +6,6 @@ with NumPy on both sides of that run-time choice."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +14,7 @@ import pytest
 from kpc.api import build, load_module
 from kpc.backend.kokkos.emitter import Specialization, emit_translation_unit
 from kpc.passes.manager import PassContext, run_pipeline
+from kpc.check.runner import import_path
 
 KERNELS = Path(__file__).resolve().parent / "scatter_kernels.py"
 
@@ -66,19 +65,12 @@ def test_cuda_keeps_atomics():
     assert "kpc_scatter" not in text and "scatter_pays" not in text
 
 
-def _import(path, name):
-    spec = importlib.util.spec_from_file_location(name, str(path))
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
 
 @pytest.fixture(scope="module", params=["openmp", "serial"])
 def kernels(request, tmp_path_factory):
     out = tmp_path_factory.mktemp(f"scatter_{request.param}")
     result = build(KERNELS, out, signatures=SIGNATURES, space=request.param, strict=True)
-    return _import(result.module_path, f"scatter_kernels_{request.param}")
+    return import_path(result.module_path, f"scatter_kernels_{request.param}")
 
 
 # Two OpenMP threads (tests/backend/conftest.py): 10^5 labels into 16 bins take the
