@@ -161,7 +161,10 @@ def _draw(param, case_dtype: str, sizes: Mapping[str, int], rng: np.random.Gener
     else:
         low = -1.0 if param.low is None else param.low
         high = 1.0 if param.high is None else param.high
-        arr = rng.uniform(low, high, size=shape).astype(dtype)
+        arr = rng.uniform(low, high, size=shape)
+        if dtype.kind == "c":
+            arr = arr + 1j * rng.uniform(low, high, size=shape)
+        arr = arr.astype(dtype)
     if param.values == "sorted":
         arr = np.sort(arr, axis=-1)
     if param.values == "nan" and dtype.kind in "fc" and arr.size:

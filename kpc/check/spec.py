@@ -83,7 +83,7 @@ from kpc.check.compare import default_rtol
 LAYOUTS = ("C", "F", "strided")
 DTYPES = (
     "float64", "float32", "int64", "int32", "int16", "int8",
-    "uint64", "uint32", "uint16", "uint8", "bool",
+    "uint64", "uint32", "uint16", "uint8", "bool", "complex128", "complex64",
 )
 VALUE_KINDS = ("uniform", "sorted", "lattice", "nan")
 CASE_KEYS = ("args", "dtypes", "sizes", "writes", "layouts", "rtol", "atol", "serial_reference")
@@ -356,7 +356,7 @@ def _read_param(where: str, name: str, spec: object) -> Param:
         if "value" not in spec:
             raise CaseSpecError(f"{where}: a scalar needs a 'value'")
         value = spec["value"]
-        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        if isinstance(value, bool) or not isinstance(value, (int, float, complex, str)):
             raise CaseSpecError(f"{where}['value']: a number or a size expression, got {value!r}")
         if isinstance(value, str):
             _check_size_expr(f"{where}['value']", value)

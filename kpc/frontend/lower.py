@@ -495,7 +495,7 @@ class FunctionLowering:
         qualified = self.qualify(node)
         if qualified is not None:
             return self.qualified_value(node, qualified)
-        if node.attr not in lib.ARRAY_ATTRIBUTES:
+        if node.attr not in lib.ARRAY_ATTRIBUTES and node.attr not in lib.COMPLEX_ATTRIBUTES:
             raise self.reject(node, "attribute", f".{node.attr}")
         return n.Attribute(self.expr(node.value), node.attr, loc=self.loc(node))
 
@@ -564,6 +564,8 @@ class FunctionLowering:
             qualified = self.qualify(func)
             if qualified is not None:
                 return self.library_call(node, qualified)
+            if func.attr in lib.COMPLEX_METHODS and not node.args and not node.keywords:
+                return n.Call("np.conj", [self.expr(func.value)], "math", loc=self.loc(node))
             if func.attr not in lib.ARRAY_METHODS:
                 raise self.reject(func, "array method", f".{func.attr}()")
             obj = self.expr(func.value)
@@ -585,7 +587,7 @@ class FunctionLowering:
         if ident in ("range",):
             raise self.reject(node, "range outside a for loop")
         if ident == "complex":
-            raise self.complex_number(node)
+            return self.complex_call(node)
         if ident in lib.CAST_BUILTINS:
             self.no_keywords(node, ident)
             if len(node.args) != 1:
@@ -598,11 +600,17 @@ class FunctionLowering:
             return n.Call(ident, [self.expr(a) for a in node.args], "builtin", loc=loc)
         raise self.reject(node, "call to a Python builtin", f"{ident}()")
 
-    def complex_number(self, node: ast.Call) -> KpcError:
-        # The IR types complex scalars as Numba does, but neither backend has a complex
-        # spelling (C++ Kokkos::complex, upstream PyKokkos none), so the kernel stays Numba.
-        return self.reject(node, "complex number",
-                           f"{ast.unparse(node)}: the Kokkos and PyKokkos targets have no complex scalars")
+    def complex_call(self, node: ast.Call) -> n.Expr:
+        """``complex()``, ``complex(x)`` (a cast) and ``complex(re, im)`` (a builtin call)."""
+        loc = self.loc(node)
+        self.no_keywords(node, "complex")
+        if not node.args:
+            return n.Const(0j, loc=loc)
+        if len(node.args) == 1:
+            return n.Cast(scalar("complex128"), self.expr(node.args[0]), loc=loc, builtin="complex")
+        if len(node.args) != 2:
+            raise self.fail(node, "complex() takes at most two arguments", "call")
+        return n.Call("complex", [self.expr(a) for a in node.args], "builtin", loc=loc)
 
     def library_call(self, node: ast.Call, qualified: str) -> n.Expr:
         loc = self.loc(node)
@@ -615,14 +623,14 @@ class FunctionLowering:
         if module == "numpy" and attr in lib.NUMPY_DTYPES or \
                 module in ("numba", "numba.types") and attr in lib.NUMBA_SCALARS:
             table = lib.NUMPY_DTYPES if module == "numpy" else lib.NUMBA_SCALARS
-            if table[attr].startswith("complex"):
-                raise self.complex_number(node)
             self.no_keywords(node, attr)
             if len(node.args) != 1:
                 raise self.fail(node, f"{_canonical(qualified)}() takes exactly one argument in a kernel", "call")
             return n.Cast(scalar(table[attr]), self.expr(node.args[0]), loc=loc)
         if module == "numpy.random":
             return self.random_call(node, attr)
+        if module == "numpy" and attr in lib.COMPLEX_ATTRIBUTES and len(node.args) == 1 and not node.keywords:
+            return n.Attribute(self.expr(node.args[0]), attr, loc=loc)
         if module.startswith("numpy"):
             name = qualified[len("numpy."):]
             if name not in lib.NUMPY_FUNCS:

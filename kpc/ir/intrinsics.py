@@ -120,3 +120,6 @@ ARRAY_METHODS = frozenset({
     "dot", "clip", "sort", "argsort", "item",
 })
 ARRAY_ATTRIBUTES = frozenset({"shape", "size", "ndim", "T", "dtype"})
+# Parts of a complex (or real) scalar, and its conjugate as a method (``z.conjugate()``).
+COMPLEX_ATTRIBUTES = frozenset({"real", "imag"})
+COMPLEX_METHODS = frozenset({"conjugate", "conj"})

@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from kpc.ir import intrinsics as lib
 from kpc.ir.types import (
-    BOOL, COMPLEX128, FLOAT32, FLOAT64, INT8, INT16, INT32, INT64, NONE, SLICE, UINT8, UINT64,
+    BOOL, COMPLEX64, COMPLEX128, FLOAT32, FLOAT64, INT8, INT16, INT32, INT64, NONE, SLICE, UINT8, UINT64,
     UNKNOWN, ArrayType, DTypeType, ScalarType, TupleType, Type, promote, scalar,
 )
 
@@ -117,6 +117,8 @@ def compare(op: str, a: Type, b: Type) -> Type:
         return ufunc_result(lib.OPERATOR_UFUNCS[op], [a, b])
     if not (_is_number(a) and _is_number(b)):
         raise TypingFailure(f"cannot compare {a} with {b}")
+    if op not in ("==", "!=") and (a.is_complex or b.is_complex):
+        raise TypingFailure(f"{op} is not defined for complex numbers ({a} and {b})")
     return BOOL
 
 
@@ -193,6 +195,12 @@ def builtin_call(name: str, args: list) -> Type:
         if t.is_complex:
             return FLOAT32 if t.bits == 64 else FLOAT64
         return t
+    if name == "complex":
+        for t in _arity(name, args, 2):
+            _need_number(name, t)
+            if t.is_complex:
+                raise TypingFailure(f"complex(re, im) needs real parts, got {t}")
+        return COMPLEX128
     if name in ("min", "max"):
         if len(args) < 2:
             raise TypingFailure(f"{name}() of one argument iterates it: use np.{name}(a) for arrays")
@@ -413,6 +421,13 @@ def index_type(base: Type, indices: list, const_values: list) -> Type:
 
 
 def attribute_type(base: Type, attr: str) -> Type:
+    if attr in ("real", "imag") and isinstance(base, ScalarType):
+        _need_number(f".{attr}", base)
+        if base.is_complex:
+            return FLOAT32 if base == COMPLEX64 else FLOAT64
+        return base
+    if attr in ("real", "imag"):
+        raise TypingFailure(f".{attr} of {base} (kpc: of scalars only)")
     if not isinstance(base, ArrayType):
         raise TypingFailure(f".{attr} needs an array, got {base}")
     if attr == "shape":

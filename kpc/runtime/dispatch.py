@@ -39,6 +39,7 @@ from .cache import BuildCache
 
 SUPPORTED_DTYPES = frozenset([
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64",
+    "complex64", "complex128",
 ])
 
 # Scalar conversions an eager signature accepts (Numba's "safe" conversions of Python values).
@@ -46,8 +47,10 @@ _SCALAR_CONVERSIONS = {
     "bool": {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64"},
     "int64": {"int64", "float64", "float32"},
     "int32": {"int32", "int64", "float64", "float32"},
-    "float32": {"float32", "float64"},
-    "float64": {"float64"},
+    "float32": {"float32", "float64", "complex64", "complex128"},
+    "float64": {"float64", "complex128"},
+    "complex64": {"complex64", "complex128"},
+    "complex128": {"complex128"},
 }
 
 
@@ -74,6 +77,8 @@ def typeof(value):
         return ("scalar", "int64") if -(2 ** 63) <= value < 2 ** 63 else ("scalar", "uint64")
     if isinstance(value, float):
         return ("scalar", "float64")
+    if isinstance(value, complex):
+        return ("scalar", "complex128")
     if isinstance(value, np.generic):
         return ("scalar", value.dtype.name)
     if hasattr(value, "__cuda_array_interface__"):
@@ -117,7 +122,7 @@ def _accepts(signature_type, arg_type) -> bool:
     return signature_type[1] in _SCALAR_CONVERSIONS.get(arg_type[1], ())
 
 
-PLAIN_SCALARS = frozenset([int, float, bool] + [np.dtype(name).type for name in SUPPORTED_DTYPES])
+PLAIN_SCALARS = frozenset([int, float, bool, complex] + [np.dtype(name).type for name in SUPPORTED_DTYPES])
 
 
 def arg_key(value, _ndarray=np.ndarray, _plain=PLAIN_SCALARS):

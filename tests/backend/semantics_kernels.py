@@ -243,3 +243,8 @@ def nan_ufuncs(a, b):
     for i in range(a.shape[0]):
         out[i] += np.maximum(a[i], b[i]) * 11.0 + np.fmin(a[i], b[i]) * 13.0
     return out
+
+
+@njit
+def complex_div(z, w):
+    return z / w

@@ -130,10 +130,10 @@ def test_function_called_inside_and_outside_regions_gets_two_variants():
 
 def test_cost_guard_threshold_is_compiled_in():
     text = cpp("reduce_sum_prod.py", "total(float64[::1])")
-    assert "kpc::run_serially((kpc_end1 - kpc_begin1), 5462)" in text  # 32768 / (load + add + reduction chain 4)
+    assert "kpc::run_serially<kpc_exec_space>((kpc_end1 - kpc_begin1), 5462)" in text  # 32768 / (load + add + reduction chain 4)
 
 
 def test_cost_guard_counts_inner_loops_of_run_time_length():
     text = cpp("matvec_loops.py", "matvec(float64[:, ::1], float64[::1])")
     # the prange over rows runs an inner loop over m columns: the guard compares rows * m
-    assert "kpc::run_serially((kpc_end" in text and "* kpc::trip_count(0, m_, 1), " in text
+    assert "kpc::run_serially<kpc_exec_space>((kpc_end" in text and "* kpc::trip_count(0, m_, 1), " in text

@@ -51,6 +51,7 @@ CASES = [
     ("divide_in_place", (3.0, 4.0)),
     ("checked_get", (np.arange(5.0), 4)), ("checked_get", (np.arange(5.0), -5)),
     ("checked_column_sum", (np.arange(12.0).reshape(4, 3), 2)),
+    ("complex_div", (1 + 2j, 0.5 - 1j)), ("complex_div", (1 + 2j, 4.0)),
 ] + [(name, (a,)) for name in ("nan_extremes", "nan_extremes_parallel") for a in NAN_VECTORS] + [
     (name, (NAN_ROWS,)) for name in ("nan_rows", "nan_rows_parallel")] + [
     ("nan_ufuncs", (np.array([1.0, np.nan, 3.0, np.nan, -0.0, 2.0]), np.array([np.nan, 2.0, 1.0, np.nan, 0.0, 2.0]))),
@@ -64,6 +65,7 @@ RAISING = [
     ("serial_loop_division", (np.array([1.0, 2.0, 3.0]), np.array([4.0, 0.0, 6.0]))),
     ("divide_in_place", (3.0, 0.0)),
     ("checked_get", (np.arange(5.0), 5)), ("checked_get", (np.arange(5.0), -6)),
+    ("complex_div", (1 + 2j, 0j)), ("complex_div", (1 + 2j, 0.0)),
 ]
 
 

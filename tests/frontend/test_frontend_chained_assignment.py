@@ -2,9 +2,10 @@
 
 Chained assignment follows Python (``v`` evaluated once, targets assigned left to right) and
 Numba's typing (each target gets ``v``'s type, whatever else the kernel assigns to another
-target). Starred targets and complex numbers have no translation: Numba itself rejects
-starred unpacking, and neither backend has complex scalars, so both are diagnosed at their
-``file:line:col`` and the kernel stays Numba. The corpus file ``tests/corpus/chained_assignment.py``
+target). Starred targets have no translation: Numba itself rejects starred unpacking, so
+they are diagnosed at their ``file:line:col`` and the kernel stays Numba. Complex
+constructors are typed as Numba types them (``complex(...)`` is complex128,
+``np.complex64(x)`` complex64). The corpus file ``tests/corpus/chained_assignment.py``
 runs chained assignments against Numba on the Kokkos target.
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 import pytest
 
 from kpc.ir import nodes as n
+from kpc.passes.manager import PassContext, run_pipeline
 
 
 def test_constant_goes_to_every_target_left_to_right(load):
@@ -117,8 +119,12 @@ def test_starred_target_is_diagnosed(load, statement, marker):
     assert diagnostic.hint
 
 
-@pytest.mark.parametrize("call", ["complex(x, 2.0)", "complex(x)", "np.complex64(x)", "numba.complex128(x)"])
-def test_complex_number_is_diagnosed(load, call):
+@pytest.mark.parametrize("expr, result", [
+    ("complex(x, 2.0) * 2", "c128"), ("complex(x) * 2", "c128"), ("np.complex64(x) * 2", "c128"),
+    ("numba.complex128(x) * 2", "c128"), ("complex(x, 2.0).real * 2", "f64"), ("np.complex64(x).imag", "f32"),
+    ("np.complex64(x) * np.float32(2)", "c64"), ("np.complex64(x) * 2.0", "c128"), ("2j * x", "c128"),
+])
+def test_complex_numbers_are_typed_as_numba_types_them(load, expr, result):
     module = load(f"""
         import numba
         import numpy as np
@@ -126,12 +132,11 @@ def test_complex_number_is_diagnosed(load, call):
 
         @njit
         def f(x):
-            return {call} * 2
-    """)
-    diagnostic = module.rejected["f"].diagnostic
-    assert diagnostic.construct == "complex number"
-    assert (diagnostic.loc.line, diagnostic.loc.col) == (8, 11)
-    assert "no complex scalars" in diagnostic.message and call in diagnostic.message
+            return {expr}
+    """, signatures=["f(float32)"])
+    run_pipeline(module, PassContext(target="kokkos"), after="infer-types")
+    assert not module.rejected
+    assert str(module.functions["f"].return_type) == result
 
 
 def test_docstring_examples_run():

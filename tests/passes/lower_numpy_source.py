@@ -185,6 +185,8 @@ class _Builder:
     def call(self, e, loc):
         if ast.unparse(e.func).removeprefix("np.") in NUMPY_BOUND:
             raise NotImplementedError(f"{ast.unparse(e.func)}: bound to NumPy's parameters by the frontend")
+        if ast.unparse(e.func) in ("np.real", "np.imag"):
+            raise NotImplementedError(f"{ast.unparse(e.func)}: the frontend makes it the attribute .{e.func.attr}")
         kwargs = {k.arg: self.expr(k.value) for k in e.keywords}
         if isinstance(e.func, ast.Attribute) and isinstance(e.func.value, ast.Name) \
                 and e.func.value.id in ("np", "math"):

@@ -62,7 +62,7 @@ def _types_and_args(case, rng):
             kind = spec.get("dtype")
             kind = dtype if kind == "case" else kind
             if kind is None:
-                kind = "int64" if isinstance(value, int) else "float64"
+                kind = {int: "int64", complex: "complex128"}.get(type(value), "float64")
             types[name] = kind
             args.append(np.dtype(kind).type(value).item())
     return types, args
@@ -119,5 +119,6 @@ def _close(got, expected, rtol):
         for g, e in zip(got, expected):
             _close(g, e, rtol)
     elif expected is not None:
-        np.testing.assert_allclose(np.asarray(got, dtype=float), np.asarray(expected, dtype=float),
+        kind = complex if np.iscomplexobj(expected) or np.iscomplexobj(got) else float
+        np.testing.assert_allclose(np.asarray(got, dtype=kind), np.asarray(expected, dtype=kind),
                                    rtol=rtol, atol=1e-12)

@@ -7,6 +7,8 @@
 'kpc::view<double, 2, Kokkos::LayoutRight>'
 >>> literal(0.5, FLOAT32), literal(float("inf"), FLOAT64), literal(3, INT64), literal(2**40, INT64)
 ('0.5f', 'kpc::inf<double>()', '3', 'INT64_C(1099511627776)')
+>>> literal(1 + 2j)
+'Kokkos::complex<double>(1.0, 2.0)'
 >>> identifier("new"), identifier("energy")
 ('new_', 'energy')
 """
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 import math
 
-from kpc.ir.types import ArrayType, NoneType, ScalarType, TupleType, Type
+from kpc.ir.types import COMPLEX128, FLOAT32, FLOAT64, ArrayType, NoneType, ScalarType, TupleType, Type
 
 
 class BackendError(Exception):
@@ -32,6 +34,7 @@ SCALAR_CXX = {
     "int8": "int8_t", "int16": "int16_t", "int32": "int32_t", "int64": "int64_t",
     "uint8": "uint8_t", "uint16": "uint16_t", "uint32": "uint32_t", "uint64": "uint64_t",
     "float32": "float", "float64": "double",
+    "complex64": "Kokkos::complex<float>", "complex128": "Kokkos::complex<double>",
 }
 
 LAYOUTS = {"C": "Kokkos::LayoutRight", "F": "Kokkos::LayoutLeft", "A": "Kokkos::LayoutStride"}
@@ -85,6 +88,10 @@ def value_type(t: Type) -> str:
 
 def literal(value, t: Type | None = None) -> str:
     """A C++ literal of ``value`` with the IR type ``t`` (float32 literals get an ``f``)."""
+    if isinstance(value, complex) or (t is not None and getattr(t, "is_complex", False)):
+        part = FLOAT32 if getattr(t, "name", "") == "complex64" else FLOAT64
+        value = complex(value)
+        return f"{scalar_type(t or COMPLEX128)}({literal(value.real, part)}, {literal(value.imag, part)})"
     if isinstance(value, bool) or (t is not None and getattr(t, "name", "") == "bool"):
         return "true" if value else "false"
     is_float = isinstance(value, float) or (t is not None and getattr(t, "is_float", False))

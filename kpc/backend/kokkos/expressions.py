@@ -32,6 +32,9 @@ MATH_FUNCTIONS.update({
     "gamma": "tgamma", "arcsin": "asin", "arccos": "acos", "arctan": "atan", "arctan2": "atan2",
     "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh", "power": "pow",
 })
+# Functions of a complex argument that Kokkos_Complex.hpp defines (Kokkos 3.4 and 4.x).
+COMPLEX_FUNCTIONS = frozenset(
+    "sqrt exp log sin cos tan sinh cosh tanh asin acos atan asinh acosh atanh".split())
 PREDICATES = {"isnan", "isinf", "isfinite"}
 # Not in Kokkos 3.4's math functions: taken from std:: (host execution spaces only).
 STD_ONLY = {"copysign", "tgamma"}
@@ -172,6 +175,8 @@ class ExprEmitter:
         if op == "/":
             if e.checked and not self._nonzero(e.right):
                 return f"kpc::truediv<{scalar_type(t)}>({self.emit(e.left, t)}, {self.emit(e.right, t)})"
+            if t.is_complex:
+                return f"kpc::quotient({self.emit(e.left, t)}, {self.emit(e.right, t)})"
             return self._binary(e.left, "/", e.right, t)
         if op in ("//", "%"):
             if t.is_int or t.is_bool:
@@ -201,6 +206,9 @@ class ExprEmitter:
         return Code.op(text, PREC[op])
 
     def _power(self, e, t, lt, rt) -> str:
+        if t.is_complex:
+            raise BackendError(f"** of complex numbers ({lt} ** {rt}) is not supported by the Kokkos backend; "
+                               "write the product out (z * z)", e.loc)
         ct = scalar_type(t)
         exponent = e.right
         if isinstance(exponent, (n.Const, n.GlobalConst)) and isinstance(exponent.value, int) \
@@ -258,6 +266,10 @@ class ExprEmitter:
 
     def _Attribute(self, e) -> str:
         base_t = self.type_of(e.value)
+        if e.attr in ("real", "imag") and isinstance(base_t, ScalarType):
+            if not base_t.is_complex:
+                return self.emit(e.value) if e.attr == "real" else literal(0, base_t)
+            return f"{self.operand(e.value)}.{e.attr}()"
         if not isinstance(base_t, ArrayType):
             raise BackendError(f"attribute .{e.attr} of {base_t} is not supported", e.loc)
         base = self.operand(e.value)
@@ -383,6 +395,11 @@ class ExprEmitter:
         args = e.args
         if name == "len":
             return f"kpc::extent({self.emit(args[0])}, 0)"
+        if name == "complex":
+            return f"{scalar_type(t)}({self.emit(args[0], FLOAT64)}, {self.emit(args[1], FLOAT64)})"
+        arg_t = self.type_of(args[0]) if args else None
+        if name in ("abs", "absolute") and isinstance(arg_t, ScalarType) and arg_t.is_complex:
+            return self.convert(e, f"Kokkos::abs({self.emit(args[0])})", t)
         if name in ("abs", "absolute", "fabs"):
             if isinstance(t, ScalarType) and t.is_float:
                 return f"kpc::math::fabs({self.emit(args[0], t)})"
@@ -429,6 +446,15 @@ class ExprEmitter:
             args[-1] = self.emit(e.args[-1], INT64)
         return f"kpc::linalg::{name.removeprefix('linalg_')}({', '.join(args)})"
 
+    def _complex_math(self, e, name, t) -> str:
+        """A NumPy function of a complex number: Kokkos' overload for ``Kokkos::complex``."""
+        if name in ("conj", "conjugate"):
+            return f"Kokkos::conj({self.emit(e.args[0], t)})" if t.is_complex else self.emit(e.args[0], t)
+        if name not in COMPLEX_FUNCTIONS or len(e.args) != 1:
+            raise BackendError(f"{e.func}() of a complex number is not supported by the Kokkos backend "
+                               f"(supported: {', '.join(sorted(COMPLEX_FUNCTIONS))})", e.loc)
+        return f"Kokkos::{name}({self.emit(e.args[0], t)})"
+
     def _math(self, e, name, t) -> str:
         if name in PREDICATES:
             arg_t = self.type_of(e.args[0])
@@ -436,6 +462,8 @@ class ExprEmitter:
             return f"kpc::math::{name}({self.emit(e.args[0], ft)})"
         if name in ("abs", "fabs"):
             return self._builtin(e, "abs", t)
+        if isinstance(t, ScalarType) and t.is_complex or name in ("conj", "conjugate"):
+            return self._complex_math(e, name, t)
         if name == "degrees":
             return Code.op(f"{self.operand(e.args[0], t, '*')} * {literal(57.29577951308232, t)}", PREC["*"])
         if name == "radians":

@@ -9,6 +9,7 @@
 
 #include "kpc_semantics.hpp"
 
+#include <pybind11/complex.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
@@ -21,6 +22,36 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+// Kokkos::complex<T> has std::complex<T>'s layout (NumPy's complex64/complex128): pybind11
+// treats it as it treats std::complex, for arrays (py::array_t) and for Python complex values.
+PYBIND11_NAMESPACE_BEGIN(PYBIND11_NAMESPACE)
+template <typename T>
+struct format_descriptor<Kokkos::complex<T>, detail::enable_if_t<std::is_floating_point<T>::value>>
+    : format_descriptor<std::complex<T>> {};
+PYBIND11_NAMESPACE_BEGIN(detail)
+template <typename T>
+struct is_fmt_numeric<Kokkos::complex<T>, detail::enable_if_t<std::is_floating_point<T>::value>>
+    : is_fmt_numeric<std::complex<T>> {};
+template <typename T>
+struct is_complex<Kokkos::complex<T>> : std::true_type {};
+template <typename T>
+class type_caster<Kokkos::complex<T>> {
+ public:
+  bool load(handle src, bool convert) {
+    type_caster<std::complex<T>> inner;
+    if (!inner.load(src, convert)) return false;
+    const std::complex<T>& z = static_cast<std::complex<T>&>(inner);
+    value = Kokkos::complex<T>(z.real(), z.imag());
+    return true;
+  }
+  static handle cast(const Kokkos::complex<T>& z, return_value_policy, handle) {
+    return PyComplex_FromDoubles(static_cast<double>(z.real()), static_cast<double>(z.imag()));
+  }
+  PYBIND11_TYPE_CASTER(Kokkos::complex<T>, const_name("complex"));
+};
+PYBIND11_NAMESPACE_END(detail)
+PYBIND11_NAMESPACE_END(PYBIND11_NAMESPACE)
 
 namespace kpc {
 
@@ -45,6 +76,8 @@ KPC_DTYPE(uint32_t, 'u', "uint32")
 KPC_DTYPE(uint16_t, 'u', "uint16")
 KPC_DTYPE(uint8_t, 'u', "uint8")
 KPC_DTYPE(bool, 'b', "bool")
+KPC_DTYPE(Kokkos::complex<double>, 'c', "complex128")
+KPC_DTYPE(Kokkos::complex<float>, 'c', "complex64")
 #undef KPC_DTYPE
 
 // A view of an argument and the object that keeps its memory alive.

@@ -85,7 +85,7 @@ inline int& error_flag() {
 }
 
 // What a kernel flags, with Numba's messages (error_message): ZeroDivisionError for the
-// first four, IndexError for an index out of bounds under boundscheck=True, ValueError for
+// first four and the last, IndexError for an index out of bounds under boundscheck=True, ValueError for
 // np.random.randint(low, high) with high <= low.
 enum : int {
   zero_division_error = 1,  // integer //
@@ -94,6 +94,7 @@ enum : int {
   modulo_error = 4,    // float % 0.0
   index_error = 5,
   empty_range_error = 6,
+  complex_division_error = 7,  // z / 0j
 };
 
 inline const char* error_message(int error) {
@@ -108,6 +109,8 @@ inline const char* error_message(int error) {
       return "modulo by zero";
     case empty_range_error:
       return "empty range for randrange()";
+    case complex_division_error:
+      return "complex division by zero";
     default:
       return "index is out of bounds";
   }
@@ -143,10 +146,37 @@ KOKKOS_INLINE_FUNCTION int64_t checked_index(int64_t index, int64_t extent) {
 // Python's a / b under Numba's error_model='python': a zero divisor flags ZeroDivisionError.
 // The quotient is computed anyway (inf or nan, dropped when the binding raises), so a hot
 // loop pays one compare and a branch that is never taken.
+// a / b; for complex numbers CPython's algorithm (_Py_c_quot), which Numba uses too, so that
+// quotients agree to the last bit (Kokkos scales by |b.real| + |b.imag| instead).
+template <class T>
+KOKKOS_INLINE_FUNCTION T quotient(T a, T b) {
+  return a / b;
+}
+
+template <class T>
+KOKKOS_INLINE_FUNCTION Kokkos::complex<T> quotient(Kokkos::complex<T> a, Kokkos::complex<T> b) {
+  const T ar = a.real(), ai = a.imag(), br = b.real(), bi = b.imag();
+  if ((br < 0 ? -br : br) >= (bi < 0 ? -bi : bi)) {
+    const T not_a_number = std::numeric_limits<T>::quiet_NaN();
+    if (br == T(0)) return Kokkos::complex<T>(not_a_number, not_a_number);
+    const T ratio = bi / br;
+    const T denom = br + bi * ratio;
+    return Kokkos::complex<T>((ar + ai * ratio) / denom, (ai - ar * ratio) / denom);
+  }
+  const T ratio = br / bi;
+  const T denom = br * ratio + bi;
+  return Kokkos::complex<T>((ar * ratio + ai) / denom, (ai * ratio - ar) / denom);
+}
+
+template <class T>
+struct division_error_of : std::integral_constant<int, division_error> {};
+template <class T>
+struct division_error_of<Kokkos::complex<T>> : std::integral_constant<int, complex_division_error> {};
+
 template <class T>
 KOKKOS_INLINE_FUNCTION T truediv(T a, T b) {
-  if (KPC_UNLIKELY(b == T(0))) raise_error(division_error);
-  return a / b;
+  if (KPC_UNLIKELY(b == T(0))) raise_error(division_error_of<T>::value);
+  return quotient(a, b);
 }
 
 // Python's // : the floor of the quotient, for integers and floats. Raise = false is NumPy's

@@ -30,9 +30,14 @@ def loc_of(node) -> Loc:
     return getattr(node, "loc", NOLOC) or NOLOC
 
 
+def _is_complex(t) -> bool:
+    return bool(getattr(t, "is_complex", False) or getattr(getattr(t, "dtype", None), "is_complex", False))
+
+
 def require_numba_semantics(module, name: str) -> None:
     """Raise ``Unsupported`` when kernel ``name`` (or a function it calls) asks for checks PyKokkos cannot make,
-    draws random numbers (``np.random``) or calls a host routine (``np.linalg.solve``, ``np.histogram``, ...).
+    draws random numbers (``np.random``), calls a host routine (``np.linalg.solve``, ``np.histogram``, ...)
+    or computes with complex numbers.
 
     ``boundscheck=True``: PyKokkos views have no checked element access and a workunit cannot
     raise IndexError, so such a kernel stays Numba. Numba's ``error_model='python'`` is not
@@ -56,11 +61,15 @@ def require_numba_semantics(module, name: str) -> None:
         if function.options.get("boundscheck") is True:
             raise Unsupported(f"boundscheck=True in '{other}'", function.loc,
                               "PyKokkos has no checked element access and a workunit cannot raise IndexError")
-        for node in n.walk(function):
+        for node in [*function.params, *n.walk(function)]:
             if isinstance(node, n.Call) and node.kind == "builtin" and node.func in HOST_ROUTINES:
                 raise Unsupported(f"{HOST_ROUTINES[node.func][0]}() in '{other}'", node.loc,
                                   "kpc computes it with a C++ host routine (kpc_linalg.hpp) that upstream PyKokkos "
                                   "has no counterpart of; the kernel stays Numba")
+            if _is_complex(getattr(node, "type", None)) or isinstance(getattr(node, "value", None), complex) \
+                    or isinstance(node, n.Call) and node.kind == "builtin" and node.func == "complex":
+                raise Unsupported(f"complex numbers in '{other}'", loc_of(node),
+                                  "upstream PyKokkos has no complex scalar or view type; the kernel stays Numba")
             if isinstance(node, n.Call) and node.kind == "random":
                 raise Unsupported(f"{node.func}() in '{other}'", node.loc,
                                   "kpc maps np.random to Kokkos random pools, which upstream PyKokkos does not "
