@@ -207,7 +207,7 @@ def build(path, out, signatures=None, space: str = "openmp", strict: bool = Fals
     rejected = {name: str(r.diagnostic) for name, r in generic.rejected.items()}
     requested = _signature_requests(signatures, generic)
     deferred = {}
-    for name, error in _untranslatable(path, source, generic, auto_parallel).items():
+    for name, error in _untranslatable(path, source, generic, auto_parallel, space).items():
         if name in requested and _type_dependent(error):
             continue  # typed for the requested signatures below instead (_failing_requests)
         guesses = [] if name in requested else _guessed_types(path, source, name)
@@ -226,7 +226,7 @@ def build(path, out, signatures=None, space: str = "openmp", strict: bool = Fals
         eager.add(name)
         requests += [(name, types) for types in texts]
     if not strict:
-        for name, reason in _failing_requests(path, source, requests, auto_parallel).items():
+        for name, reason in _failing_requests(path, source, requests, auto_parallel, space).items():
             rejected[name] = reason
             translated.remove(name)
         requests = [(name, types) for name, types in requests if name not in rejected]
@@ -439,7 +439,7 @@ def _signature_requests(signatures, generic) -> dict:
     return requested
 
 
-def _failing_requests(path, source, requests, auto_parallel: bool = True) -> dict:
+def _failing_requests(path, source, requests, auto_parallel: bool = True, space: str = "openmp") -> dict:
     """Requested specializations that cannot be typed or emitted, checked one by one without
     compiling: function -> reason (the function then stays Numba)."""
     from kpc.backend.kokkos.cxx import BackendError
@@ -452,7 +452,7 @@ def _failing_requests(path, source, requests, auto_parallel: bool = True) -> dic
             continue
         try:
             module = _typed_specialization(path, source, {name: types}, auto_parallel)
-            emit_translation_unit([Specialization(module, [name])])
+            emit_translation_unit([Specialization(module, [name])], space=space)
         except (SpecializationTypeError, BackendError) as error:
             signature = ", ".join(format_type(t) for t in types)
             reasons[name] = f"for ({signature}): {_reason(error)}"
@@ -486,7 +486,7 @@ def _type_dependent(error) -> bool:
     return isinstance(error, KpcError) and diagnostic is not None and diagnostic.construct != "pass budget"
 
 
-def _untranslatable(path, source, generic, auto_parallel: bool = True) -> dict:
+def _untranslatable(path, source, generic, auto_parallel: bool = True, space: str = "openmp") -> dict:
     """Functions whose generic typing (float64 assumed) the pipeline or the Kokkos emitter
     rejects: name -> the error. Checked without compiling anything."""
     from kpc.backend.kokkos.cxx import BackendError
@@ -500,7 +500,7 @@ def _untranslatable(path, source, generic, auto_parallel: bool = True) -> dict:
         for name in names:
             if name in module.rejected:
                 raise KpcError(module.rejected[name].diagnostic)
-            emit_translation_unit([Specialization(module, [name])])
+            emit_translation_unit([Specialization(module, [name])], space=space)
 
     names = list(generic.functions)
     try:

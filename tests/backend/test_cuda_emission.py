@@ -149,3 +149,57 @@ class FakeCudaArray:
 def test_cuda_arrays_are_typed_like_numpy_arrays(shape, strides, layout):
     assert typeof(FakeCudaArray(shape, strides=strides)) == ("array", "float64", len(shape), layout)
     assert typeof(FakeCudaArray((5,), "<i4")) == ("array", "int32", 1, "C")
+
+
+def test_what_the_cuda_space_refuses_is_found_before_compiling(tmp_path):
+    """Host-only constructs (np.linalg, per-thread pools of arrays whose size the loop does not
+    change) keep a kernel as Numba for --space cuda, found by the checks that run before any
+    compile (they emit for the build's space), not by a failing build."""
+    from kpc.api import _failing_requests, _untranslatable, load_module
+
+    path = tmp_path / "host_only.py"
+    path.write_text('''
+import numpy as np
+from numba import njit, prange
+
+
+@njit
+def inverse(a):
+    return np.linalg.inv(a)
+
+
+@njit(parallel=True)
+def rows(x):
+    out = np.empty(x.shape[0])
+    for i in prange(x.shape[0]):
+        t = np.empty(x.shape[1])
+        for j in range(x.shape[1]):
+            t[j] = x[i, j] * 2.0
+        out[i] = t[0]
+    return out
+''')
+    source = path.read_text()
+    generic = load_module(str(path), source=source)
+    assert _untranslatable(str(path), source, generic, space="openmp") == {}
+    assert set(_untranslatable(str(path), source, generic, space="cuda")) == {"inverse", "rows"}
+    requests = [("inverse", (("array", "float64", 2, "C"),)), ("rows", (("array", "float64", 2, "C"),))]
+    assert _failing_requests(str(path), source, requests, space="openmp") == {}
+    failing = _failing_requests(str(path), source, requests, space="cuda")
+    assert "host execution spaces only" in failing["inverse"] and "constant shape" in failing["rows"]
+
+
+def test_a_parameter_written_through_a_name_it_swapped_with_is_written():
+    """``src, dst = a, b`` ... ``src, dst = dst, src`` writes ``a`` through ``dst``: on CUDA a
+    NumPy ``a`` is staged on the device and copied back only when it is in the write set (the
+    GPU run of the corpus found heat_in_place's ``a`` left unchanged)."""
+    from pathlib import Path
+
+    from kpc.api import load_module
+    from kpc.backend.kokkos.analysis import written_params
+    from kpc.passes.manager import PassContext, run_pipeline
+
+    corpus = Path(__file__).resolve().parent.parent / "corpus" / "array_swap.py"
+    module = load_module(str(corpus), signatures=["heat_in_place(float64[::1], int64)",
+                                                  "smooth(float64[::1], int64)"])
+    run_pipeline(module, PassContext(target="kokkos"))
+    assert written_params(module) == {"heat_in_place": {"a"}, "smooth": set()}

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from kpc.ir import nodes as n
 from kpc.ir.types import ArrayType
+from kpc.passes.aliasing import view_roots
 
 
 # --------------------------------------------------------------------------- names
@@ -192,7 +193,7 @@ def written_params(module) -> dict:
     while changed:
         changed = False
         for name, function in module.functions.items():
-            roots = _alias_roots(function)
+            roots = view_roots(function)  # src, dst = a, b; src, dst = dst, src: both view a, b
             found = set(written[name])
             for node in n.walk(function):
                 target = None
@@ -222,23 +223,6 @@ def _base_name(expr):
     while isinstance(expr, n.Index):
         expr = expr.base
     return expr.id if isinstance(expr, n.Name) else None
-
-
-def _alias_roots(function) -> dict:
-    """Name -> the parameters it may view (a parameter views itself; ``row = a[i]`` views ``a``)."""
-    roots = {p.name: {p.name} for p in function.params}
-    changed = True
-    while changed:
-        changed = False
-        for node in n.walk(function):
-            if isinstance(node, n.Assign) and isinstance(node.target, n.Name):
-                base = _base_name(node.value)
-                if base is not None and base in roots:
-                    merged = roots.get(node.target.id, set()) | roots[base]
-                    if merged != roots.get(node.target.id):
-                        roots[node.target.id] = merged
-                        changed = True
-    return roots
 
 
 # --------------------------------------------------------------------------- intervals
