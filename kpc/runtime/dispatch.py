@@ -259,8 +259,11 @@ class ModuleRuntime:
     were built ahead of time (cache keys), and how to compile new ones."""
 
     def __init__(self, source: str, space: str, options: dict, prebuilt: list, cache_root: str | None,
-                 name: str = "", namespace: dict | None = None):
+                 name: str = "", namespace: dict | None = None, compiler=None):
         self.source = source
+        # compiler(): the object that compiles new specializations (kpc.api in a drop-in
+        # module, imported there on first need); the runtime never imports the compiler
+        self.compiler = compiler
         self.space = space
         self.options = dict(options)
         self.prebuilt = {(fn, tuple(tuple(t) for t in types)): (key, symbol) for fn, types, key, symbol in prebuilt}
@@ -287,6 +290,14 @@ class ModuleRuntime:
             if self.namespace is not None and hasattr(module, "_kpc_call"):
                 self.namespace["_kpc_call"] = module._kpc_call
         return module
+
+    def _compiler(self):
+        """The compiler given by the drop-in module (``compile_specialization`` and
+        ``rebuild_specializations``), asked for only when something must be compiled."""
+        if self.compiler is None:
+            raise RuntimeError(f"{self.name or self.source}: this module was generated without a compiler "
+                               f"to build new specializations; rebuild it with kpc")
+        return self.compiler()
 
     # ------------------------------------------------------------ finding a specialization
     def function_for(self, dispatcher: Dispatcher, types: tuple):
@@ -341,9 +352,8 @@ class ModuleRuntime:
         """Compile again every ahead-of-time specialization that lived in the missing or damaged
         entry ``key`` (one translation unit, as ``build`` made it); return ``name``'s new place."""
         requests = [(fn, t) for (fn, t), (k, _) in self.prebuilt.items() if k == key]
-        from kpc.api import rebuild_specializations
-
-        for fn, t, new_key, symbol in rebuild_specializations(self.source, requests, self.space, self.options):
+        rebuilt = self._compiler().rebuild_specializations(self.source, requests, self.space, self.options)
+        for fn, t, new_key, symbol in rebuilt:
             self.prebuilt[(fn, tuple(t))] = (new_key, symbol)
         return self.prebuilt[(name, types)]
 
@@ -382,7 +392,8 @@ class ModuleRuntime:
             return self._fall_back(dispatcher, types, record, None, earlier=True)
         try:
             if record is None or cache.lookup(record["key"]) is None:
-                key, symbol = _specializer()(self.source, name, types, self.space, self.options)
+                key, symbol = self._compiler().compile_specialization(self.source, name, types, self.space,
+                                                                      self.options)
                 record = {"key": key, "symbol": symbol, "function": name, "types": [list(t) for t in types],
                           "source": self.source}
             function = getattr(self.loaded(loader.load_entry(cache.verify(record["key"]))), record["symbol"])
@@ -466,8 +477,3 @@ class SpecializationTypeError(Exception):
         self.diagnostic = diagnostic
 
 
-def _specializer():
-    """``kpc.api.compile_specialization``, imported only when a new signature needs compiling."""
-    from kpc.api import compile_specialization
-
-    return compile_specialization
