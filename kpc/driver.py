@@ -177,6 +177,7 @@ def _build_kokkos(report, path, source, out, space, signatures, strict, auto_par
         return
     report.result = result
     report.output = result.module_path
+    fallbacks = runtime_fallbacks(path, source)
     for name in order:
         if name in result.rejected:
             report.kernels.append(_kernel(name, "numba", roles, result.rejected[name], constructs.get(name)))
@@ -186,11 +187,11 @@ def _build_kokkos(report, path, source, out, space, signatures, strict, auto_par
             kernel.role = roles.get(name, ("entry", []))[0]
             kernel.assumptions = list(result.deferred[name]["assumptions"])
             kernel.cache = "lazy"
-            kernel.fallbacks = runtime_fallbacks(path, source, name)
+            kernel.fallbacks = fallbacks.get(name, [])
             report.kernels.append(kernel)
             continue
         kernel = _kernel(name, "translated", roles)
-        kernel.fallbacks = runtime_fallbacks(path, source, name)
+        kernel.fallbacks = fallbacks.get(name, [])
         compiled = [s for s in result.specializations if s.function == name]
         if compiled:
             kernel.cache = "miss" if any(s.built for s in compiled) else "hit"
@@ -201,24 +202,26 @@ def _build_kokkos(report, path, source, out, space, signatures, strict, auto_par
         report.kernels.append(kernel)
 
 
-def runtime_fallbacks(path, source: str, name: str) -> list:
-    """``name(types): reason`` of each argument-type signature of ``name`` that ran as Numba at
-    a call (recorded in the build cache by a drop-in module built from this very source)."""
+def runtime_fallbacks(path, source: str) -> dict:
+    """Per function, ``name(types): reason`` of each argument-type signature that ran as Numba
+    at a call (recorded in the build cache by a drop-in module built from this very source);
+    the cache's records are read once per build."""
     import hashlib
 
     from kpc.runtime.cache import BuildCache
     from kpc.runtime.dispatch import compiler_digest, format_type
 
     digest = hashlib.sha256(source.encode()).hexdigest()
-    found = []
+    found: dict = {}
     for record in BuildCache().fallbacks():
-        if (record.get("function") == name and record.get("digest") == digest
-                and record.get("kpc") == compiler_digest()
+        if (record.get("digest") == digest and record.get("kpc") == compiler_digest()
                 and os.path.abspath(str(record.get("source"))) == os.path.abspath(path)):
+            name = record.get("function")
             signature = ", ".join(format_type(tuple(t)) for t in record.get("types", []))
             where = f"{record['location']}: " if record.get("location") else ""
-            found.append(f"{name}({signature}): {where}{record.get('construct')}: {record.get('message')}")
-    return sorted(set(found))
+            found.setdefault(name, set()).add(
+                f"{name}({signature}): {where}{record.get('construct')}: {record.get('message')}")
+    return {name: sorted(lines) for name, lines in found.items()}
 
 
 def _build_pykokkos(report, path, source, out, space, signatures, strict, auto_parallel, roles) -> None:
