@@ -31,8 +31,8 @@ from ..ir import nodes as n
 from ..ir.intrinsics import HOST_ROUTINES
 from ..ir.types import BOOL, INT64, NONE, ArrayType, TupleType, promote
 
-# The NumPy function -> its routine.
-ROUTINES = {function: routine for routine, (function, _) in HOST_ROUTINES.items()}
+# The NumPy function -> its routine (np.histogram's with a number of bins; array bins: ``histogram_edges``).
+ROUTINES = {function: routine for routine, (function, _) in HOST_ROUTINES.items() if routine != "histogram_edges"}
 
 
 def host_routine(low, call: n.Call, pre: list, into: list | None = None) -> list:
@@ -41,7 +41,20 @@ def host_routine(low, call: n.Call, pre: list, into: list | None = None) -> list
     ``(name, shape)`` of each result, in NumPy's order."""
     b = low.b
     args = call.args
-    if call.func == "np.histogram":
+    routine = ROUTINES[call.func]
+    returned_inputs = []  # results that are inputs returned as they are: (expression, shape)
+    if call.func == "np.histogram" and isinstance(args[1].type, ArrayType):
+        # Array bins: the edges, returned as given; ``range`` is ignored, as in Numba.
+        routine = "histogram_edges"
+        x, edges = low.array_operand(args[0], pre), low.array_operand(args[1], pre)
+        # Returned as a name, as its own local if a subview (only a whole array is returned to Python).
+        edges = once(low, edges, pre, "edges")
+        inputs = [x, edges]
+        # Clamped: empty edges are the routine's ValueError, not np.empty's.
+        extent = b.builtin("max", [b.sub(b.shape_of(edges, 0), b.int(1)), b.int(0)], INT64)
+        results = [(ArrayType(INT64, 1, "C"), [extent])]
+        returned_inputs = [(edges, [b.shape_of(edges, 0)])]
+    elif call.func == "np.histogram":
         x, bins, bounds = args
         x = low.array_operand(x, pre)
         bins = once(low, low.scalar(bins, pre), pre, "bins")
@@ -82,9 +95,13 @@ def host_routine(low, call: n.Call, pre: list, into: list | None = None) -> list
         name = b.name(into[k].id, type) if into else b.name(low.namer.fresh("tmp", type), type)
         pre.append(n.Assign(name, low.allocation(shape, type.dtype), low.loc))
         names.append((copy.deepcopy(name), shape))
-    routine = n.Call(ROUTINES[call.func], inputs + [copy.deepcopy(name) for name, _ in names], "builtin", {},
-                     NONE, low.loc)
-    pre.append(n.ExprStmt(routine, low.loc))
+    written = [copy.deepcopy(name) for name, _ in names]
+    pre.append(n.ExprStmt(n.Call(routine, inputs + written, "builtin", {}, NONE, low.loc), low.loc))
+    for k, (value, shape) in enumerate(returned_inputs, start=len(results)):
+        if into:
+            pre.append(n.Assign(b.name(into[k].id, value.type), copy.deepcopy(value), low.loc))
+            value = b.name(into[k].id, value.type)
+        names.append((copy.deepcopy(value), shape))
     return names
 
 

@@ -1016,12 +1016,20 @@ def _real_array(t, what: str) -> ArrayType:
 
 
 def _histogram(node, args, kwargs):
-    """``np.histogram(a, bins: int, range=None | (lo, hi))`` -> ``(counts i64[:], edges f64[:])``."""
+    """``np.histogram(a, bins: int, range=None | (lo, hi))`` -> ``(counts i64[:], edges f64[:])``;
+    ``np.histogram(a, edges)`` of a 1-D array of edges -> ``(counts i64[:], edges)``, the edges as
+    given (Numba returns the same array and ignores ``range``)."""
     a, bins, bounds = args
     if _real_array(a, "np.histogram()").ndim != 1:
         raise TypingFailure(f"np.histogram() of a {a.ndim}-D array (kpc: 1-D only)")
+    if isinstance(bins, ArrayType):
+        if _real_array(bins, "np.histogram(bins=...)").ndim != 1 or bins.dtype.is_bool:
+            raise TypingFailure(f"np.histogram(bins=...) takes a number of bins or a 1-D array of numbers "
+                                f"(the bin edges), got {bins}")
+        return TupleType((ArrayType(INT64, 1, "C"), bins))
     if not (isinstance(bins, ScalarType) and bins.is_int):
-        raise TypingFailure(f"np.histogram(bins=...) takes an integer number of bins in kpc, got {bins}")
+        raise TypingFailure(f"np.histogram(bins=...) takes an integer number of bins or a 1-D array of bin edges "
+                            f"in kpc, got {bins}")
     if bounds != NONE and not (isinstance(bounds, TupleType) and len(bounds.elements) == 2 and all(
             isinstance(e, ScalarType) and not e.is_complex for e in bounds.elements)):
         raise TypingFailure(f"np.histogram(range=...) takes a pair of numbers, got {bounds}")

@@ -320,7 +320,8 @@ class _FunctionUses:
                 self.set_lower(array, Fact(2, node.loc, f"passed to {node.func}, which needs 2 dimensions"))
             else:
                 self.set_lower(array, Fact(1, node.loc, f"passed to {node.func}"))
-        if name == "histogram" and len(node.args) > 1:
+        if name == "histogram" and len(node.args) > 1 and isinstance(node.args[1], n.Name):
+            # A name: the number of bins, or the edges if it is used as an array elsewhere.
             self.integer_use(node.args[1], f"the number of bins in {node.func}()")
         if name == "cov" and len(node.args) > 4:
             self.integer_use(node.args[4], f"ddof in {node.func}()")

@@ -58,7 +58,8 @@ What the emitters get after this pass (``array_level_nodes`` is empty), in full:
 - **Host routines**: ``np.linalg.solve/inv/cholesky``, ``np.histogram`` and ``np.cov``
   allocate their results (under the names they are assigned to, else ``tmp<k>``) and a
   builtin ``ExprStmt`` of ``ir.intrinsics.HOST_ROUTINES`` fills them:
-  ``x = np.empty(...); linalg_solve(a, b, x)``, ``histogram(x, bins[, lo, hi], counts, edges)``
+  ``x = np.empty(...); linalg_solve(a, b, x)``, ``histogram(x, bins[, lo, hi], counts, edges)``,
+  ``histogram_edges(x, edges, counts)`` (array bins: the edges are the result as given)
   (see ``host_routines``).
 - **Rebinding**: ``x = x * 2`` computes into ``tmp<k>`` then rebinds ``x = tmp<k>``.
 - A ``while`` test that needs a reduction becomes ``while True:`` with the reduction

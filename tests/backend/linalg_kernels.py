@@ -29,6 +29,11 @@ def histogram_between(x, nbins, lo, hi):
 
 
 @njit
+def histogram_edges(x, edges):
+    return np.histogram(x, edges)
+
+
+@njit
 def covariance(m):
     return np.cov(m)
 

@@ -26,6 +26,7 @@ SIGNATURES = {
     "factor": ["factor(float64[:, :])", "factor(float32[:, :])"],
     "histogram": ["histogram(float64[:], int64)"],
     "histogram_between": ["histogram_between(float64[:], int64, float64, float64)"],
+    "histogram_edges": ["histogram_edges(float64[:], float64[:])", "histogram_edges(int64[:], float32[:])"],
     "covariance": ["covariance(float64[:, :])"],
 }
 SINGULAR = np.array([[1.0, 2.0], [2.0, 4.0]])
@@ -68,6 +69,9 @@ ERRORS = [
     ("histogram", (np.zeros(0), 3), ValueError),
     ("histogram_between", (np.ones(4), 3, 1.0, 0.0), ValueError),
     ("histogram_between", (np.ones(4), 3, np.nan, 1.0), ValueError),
+    ("histogram_edges", (np.ones(4), np.array([0.0, 2.0, 1.0])), ValueError),  # decreasing edges
+    ("histogram_edges", (np.ones(4), np.array([0.0, np.nan, 1.0])), ValueError),
+    ("histogram_edges", (np.ones(4), np.zeros(0)), ValueError),  # no edges: a negative count of bins
     ("covariance", (np.ones((1, 5)),), RuntimeError),
 ]
 
@@ -105,6 +109,9 @@ def test_edge_cases_match_numba(kokkos, numba):
         ("histogram", (np.array([1.0, 1.0, 1.0]), 2)),  # a zero-width range: no counts
         ("histogram", (np.array([0.0, np.nan, 1.0, 0.5]), 2)),  # NaNs skipped
         ("histogram_between", (np.array([-1.0, 0.0, 0.25, 1.0, 2.0]), 4, 0.0, 1.0)),
+        ("histogram_edges", (np.array([0.0, 1.0, 1.0, 2.0, 3.0, np.nan, -1.0]), np.array([0.0, 1.0, 1.0, 3.0]))),
+        ("histogram_edges", (np.array([0.0, 1.0]), np.array([0.5]))),  # one edge: no bins
+        ("histogram_edges", (np.arange(-3, 9), np.array([-0.5, 2.5, 2.5000001, 7.0], np.float32))),
         ("covariance", (np.zeros((3, 0)),)),  # no observations: NaN
         ("covariance", (np.arange(6.0).reshape(2, 3),)),
     ]

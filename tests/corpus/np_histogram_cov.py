@@ -2,7 +2,9 @@
 
 Exercises: `np.histogram` with a number of bins, over the data's own range and over a
 given `range=(lo, hi)` (integer data: many values fall exactly on bin edges, and values
-outside the range are skipped), unpacked (`h, e = ...`) and returned as a pair;
+outside the range are skipped), and with an array of bin edges (sorted, repeated integer
+edges, a single edge: no bins; the edges returned as given), unpacked (`h, e = ...`) and
+returned as a pair;
 `np.cov` of the rows of a matrix and of its columns (`rowvar=False`), with `bias` and
 `ddof`, float64 for every input dtype as in Numba. Computed on the Kokkos target by the
 serial host routines of kpc_linalg.hpp.
@@ -26,6 +28,18 @@ def histogram_range(x, nbins):
 def histogram_scaled(x):
     h, e = np.histogram(x * 3.0, bins=7, range=(-1.5, 2.0))
     return h * 2, e[1:] - e[:-1]
+
+
+@njit
+def histogram_given_edges(x, edges):
+    h, e = np.histogram(x, edges)
+    return h, e, h.sum()
+
+
+@njit
+def histogram_given_edges_sliced(x, edges):
+    h, e = np.histogram(x * 2.0, bins=edges[1:])
+    return h, e[-1] - e[0]
 
 
 @njit
@@ -54,6 +68,20 @@ KPC_CASES = {
         "args": {"x": ("n",)},
         "dtypes": ["float64", "int64"],
         "sizes": [{"n": 1}, {"n": 300}],
+    },
+    "histogram_given_edges": {
+        "args": {"x": {"kind": "array", "shape": ("n",), "low": -8, "high": 8},
+                 "edges": {"kind": "array", "shape": ("b",), "values": "sorted", "low": -6, "high": 6}},
+        "dtypes": ["float64", "float32", "int64"],
+        "sizes": [{"n": 0, "b": 2}, {"n": 1, "b": 1}, {"n": 50, "b": 5}, {"n": 1000, "b": 12}],
+        "layouts": ["C", "strided"],
+    },
+    "histogram_given_edges_sliced": {
+        "args": {"x": ("n",),
+                 "edges": {"kind": "array", "shape": ("b",), "values": "sorted", "low": -8, "high": 8,
+                           "dtype": "float64"}},
+        "dtypes": ["float64", "int64"],
+        "sizes": [{"n": 30, "b": 3}, {"n": 400, "b": 9}],
     },
     "covariance": {
         "args": {"m": ("v", "k")},

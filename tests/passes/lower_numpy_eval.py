@@ -122,6 +122,11 @@ def _histogram(x, bins, *rest):
     counts[...], edges[...] = np.histogram(x, bins, range=tuple(rest[:2]) if len(rest) == 4 else None)
 
 
+def _histogram_edges(x, edges, counts):
+    """``histogram_edges(x, edges, counts)``: NumPy's counts for an array of edges."""
+    counts[...] = np.histogram(x, edges)[0]
+
+
 def _cov(m, rowvar, bias, given, ddof, out):
     out[...] = np.cov(m, rowvar=rowvar, bias=bias, ddof=ddof if given else None)
 
@@ -135,7 +140,8 @@ def _fill(function):
 
 # The host routines lower-numpy calls (ir.intrinsics.HOST_ROUTINES), computed with NumPy.
 _HOST_ROUTINES = {"linalg_solve": _fill(np.linalg.solve), "linalg_inv": _fill(np.linalg.inv),
-                  "linalg_cholesky": _fill(np.linalg.cholesky), "histogram": _histogram, "cov": _cov}
+                  "linalg_cholesky": _fill(np.linalg.cholesky), "histogram": _histogram, "histogram_edges": _histogram_edges,
+                  "cov": _cov}
 
 
 def _expr(e, env):

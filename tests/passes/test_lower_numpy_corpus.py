@@ -55,6 +55,8 @@ def _types_and_args(case, rng):
                 low, high = spec.get("low", -1.0), spec.get("high", 1.0)
                 value = rng.uniform(low, high, size=shape)
                 value = value.astype(kind) if not kind.startswith("int") else rng.integers(-9, 10, size=shape)
+                if spec.get("values") == "sorted":
+                    value = np.sort(value, axis=-1)
             types[name] = f"{kind}[{', '.join(':' for _ in shape)}]"
             args.append(np.ascontiguousarray(value))
         else:

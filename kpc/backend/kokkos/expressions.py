@@ -440,6 +440,9 @@ class ExprEmitter:
             # Numba computes v - lo in the promoted type of the elements and the range.
             diff = promote(self.type_of(e.args[0]).dtype, self.type_of(e.args[2]))
             return f"kpc::linalg::histogram<{scalar_type(diff)}>({', '.join(args)})"
+        if name == "histogram_edges":
+            compared = promote(self.type_of(e.args[0]).dtype, self.type_of(e.args[1]).dtype)
+            return f"kpc::linalg::histogram_edges<{scalar_type(compared)}>({', '.join(args)})"
         if name == "histogram":
             args[1] = self.emit(e.args[1], INT64)
         if name == "cov":

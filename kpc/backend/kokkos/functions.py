@@ -574,8 +574,8 @@ class FunctionEmitter:
         """A returned value as a Python object: arrays are the NumPy arrays that own them."""
         if isinstance(t, ArrayType):
             owned = self.owned_arrays(expr.id) if isinstance(expr, n.Name) else None
-            if owned == [expr.id] and expr.id in self.owners:
-                return self.owners[expr.id]
+            if owned and len(owned) == 1 and owned[0] in self.owners:
+                return self.owners[owned[0]]  # the array itself, or a name bound only to it (``e = edges``)
             if owned and len(owned) > 1 and all(name in self.owners for name in owned):
                 # Names that swap views (``u, v = v, u``): the array whose memory it holds now.
                 owners = ", ".join(self.owners[name] for name in owned)

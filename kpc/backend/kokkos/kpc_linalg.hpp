@@ -233,6 +233,38 @@ void histogram(const X& x, int64_t bins, const C& counts, const E& edges) {
   histogram<double>(x, bins, lo, hi, counts, edges);
 }
 
+// np.histogram(x, bins) with an array of bin edges into counts, as Numba computes it:
+// the edges must not decrease (a NaN edge is an error), v counts in the bin k with
+// bins[k] <= v < bins[k + 1], found by bisection, the last bin closed on the right;
+// values outside [bins[0], bins[-1]] (and NaNs) are skipped. Empty edges are NumPy's
+// negative dimension (Numba allocates len(bins) - 1 counts). D is the type Numba compares
+// in (x's dtype and the edges', promoted).
+template <class D, class X, class B, class C>
+void histogram_edges(const X& x, const B& bins, const C& counts) {
+  const int64_t nbins = static_cast<int64_t>(bins.extent(0)) - 1;
+  for (int64_t k = 0; k < nbins; ++k) {
+    if (!(bins(k) <= bins(k + 1))) throw pybind11::value_error("histogram(): bins must increase monotonically");
+  }
+  if (nbins < 0) throw pybind11::value_error("negative dimensions not allowed");
+  for (int64_t k = 0; k < nbins; ++k) counts(k) = 0;
+  if (nbins == 0) return;
+  const D first = static_cast<D>(bins(0)), last = static_cast<D>(bins(nbins));
+  for (int64_t i = 0; i < static_cast<int64_t>(x.extent(0)); ++i) {
+    const D v = static_cast<D>(x(i));
+    if (!(first <= v && v <= last)) continue;
+    int64_t lo = 0, hi = nbins - 1;
+    while (lo < hi) {
+      const int64_t mid = (lo + hi + 1) >> 1;
+      if (v < static_cast<D>(bins(mid))) {
+        hi = mid - 1;
+      } else {
+        lo = mid;
+      }
+    }
+    counts(lo) += 1;
+  }
+}
+
 // np.cov(m, rowvar=..., bias=..., ddof=...) of a 2-D m into out, in float64 as Numba:
 // rows are variables unless rowvar is false; ddof defaults to 0 with bias, else 1; each
 // row is centred on its mean, then out = X X^T * (1 / max(observations - ddof, 0)).
