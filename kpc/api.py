@@ -403,16 +403,24 @@ def _typed_specialization(path, source, entries: dict, auto_parallel: bool = Tru
         module = load_module(path, signatures=texts, source=source)
     except KpcError as error:
         raise SpecializationTypeError(_reason(error), error.diagnostic) from None
-    for name in entries:
-        if name in module.rejected:
-            diagnostic = module.rejected[name].diagnostic
-            raise SpecializationTypeError(str(diagnostic), diagnostic)
+    _raise_rejected(module, entries)
     module.keep_only(entries)
     try:
         run_pipeline(module, PassContext(target="kokkos", auto_parallel=auto_parallel))
     except KpcError as error:
         raise SpecializationTypeError(_reason(error), error.diagnostic) from None
+    _raise_rejected(module, entries)  # a pass may keep a function as Numba (lower-numpy, ...)
     return module
+
+
+def _raise_rejected(module, names) -> None:
+    """``SpecializationTypeError`` with the diagnostic of the first of ``names`` kept as Numba."""
+    from kpc.runtime.dispatch import SpecializationTypeError
+
+    for name in names:
+        if name in module.rejected:
+            diagnostic = module.rejected[name].diagnostic
+            raise SpecializationTypeError(str(diagnostic), diagnostic)
 
 
 def _signature_requests(signatures, generic) -> dict:

@@ -134,7 +134,10 @@ def _decisions(path, source, target, signatures, auto_parallel) -> tuple:
             run_pipeline(single, ctx)
         except KpcError:
             continue
-        found[name] = decisions(single)[name]
+        decided = decisions(single)
+        if name not in decided:  # the pipeline kept it as Numba (single.rejected)
+            continue
+        found[name] = decided[name]
         warnings += [str(w) for w in ctx.warnings if str(w) not in warnings]
     return found, warnings
 

@@ -24,6 +24,7 @@ import numpy as np
 from kpc.check.compare import compare_outcomes
 from kpc.check.inputs import Variant, make_inputs, variants
 from kpc.check.spec import load_cases
+from kpc.runtime.cache_dir import numba_cache_aside
 
 _imported: dict = {}
 
@@ -46,7 +47,8 @@ def import_path(path, name: str | None = None, jit: bool = True):
     saved = numba.config.DISABLE_JIT
     numba.config.DISABLE_JIT = not jit
     try:
-        spec.loader.exec_module(module)
+        with numba_cache_aside(name):
+            spec.loader.exec_module(module)
     finally:
         numba.config.DISABLE_JIT = saved
     _imported[key] = module

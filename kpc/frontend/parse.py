@@ -57,6 +57,7 @@ def parse_module(source: str, path: str = "<string>", signatures=None, strict: b
             if strict:
                 raise
             module.rejected[fdef.name] = Rejected(fdef.name, err.diagnostic, err.loc)
+            overrides.pop(fdef.name, None)  # a kernel kept as Numba: its --signature has nothing to type
             continue
         module.add(function)
     if overrides:

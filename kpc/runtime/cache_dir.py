@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Mapping, Optional
 
@@ -19,6 +20,23 @@ def cache_root(environ: Optional[Mapping[str, str]] = None) -> Path:
     if configured:
         return Path(configured).expanduser()
     return Path.home() / ".cache" / "kpc"
+
+
+@contextmanager
+def numba_cache_aside(module_name: str, environ: Optional[Mapping[str, str]] = None):
+    """While a user's module is imported under a name of kpc's (the drop-in module's copy of
+    it, ``kpc check``'s reference), Numba's on-disk cache of its ``cache=True`` functions goes
+    to ``<cache root>/numba/<module_name>``: Numba's entries record the module's name, and
+    entries written under kpc's name next to the source would break the user's own import of
+    it (and one name's entries the import under another name)."""
+    import numba
+
+    saved = numba.config.CACHE_DIR
+    numba.config.CACHE_DIR = str(cache_root(environ) / "numba" / module_name)
+    try:
+        yield
+    finally:
+        numba.config.CACHE_DIR = saved
 
 
 def write_atomically(path: Path, text: str) -> None:

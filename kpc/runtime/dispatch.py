@@ -36,6 +36,7 @@ import numpy as np
 
 from . import fallback, kokkos_session, loader
 from .cache import BuildCache
+from .cache_dir import numba_cache_aside
 
 SUPPORTED_DTYPES = frozenset([
     "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64",
@@ -460,7 +461,8 @@ class ModuleRuntime:
                 module = importlib.util.module_from_spec(spec)
                 sys.modules[module_name] = module
                 try:
-                    spec.loader.exec_module(module)
+                    with numba_cache_aside(module_name):
+                        spec.loader.exec_module(module)
                 except BaseException:
                     del sys.modules[module_name]
                     raise
