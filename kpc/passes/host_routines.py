@@ -31,8 +31,10 @@ from ..ir import nodes as n
 from ..ir.intrinsics import HOST_ROUTINES
 from ..ir.types import BOOL, INT64, NONE, ArrayType, TupleType, promote
 
-# The NumPy function -> its routine (np.histogram's with a number of bins; array bins: ``histogram_edges``).
-ROUTINES = {function: routine for routine, (function, _) in HOST_ROUTINES.items() if routine != "histogram_edges"}
+# Routines for another form of a NumPy function: np.histogram with array bins, np.cov(m, y).
+VARIANTS = {"histogram_edges", "cov_xy"}
+# The NumPy function -> its routine (the variants are chosen by ``host_routine``).
+ROUTINES = {function: routine for routine, (function, _) in HOST_ROUTINES.items() if routine not in VARIANTS}
 
 
 def host_routine(low, call: n.Call, pre: list, into: list | None = None) -> list:
@@ -70,17 +72,34 @@ def host_routine(low, call: n.Call, pre: list, into: list | None = None) -> list
         results = [(ArrayType(INT64, 1, "C"), [extent]),
                    (call.type.elements[1], [b.add(copy.deepcopy(extent), b.int(1))])]
     elif call.func == "np.cov":
-        m, _, rowvar, bias, ddof = args
+        m, y, rowvar, bias, ddof = args
         m = low.array_operand(m, pre)
         rowvar = once(low, b.cast(low.scalar(rowvar, pre), BOOL), pre, "rowvar")
+        paired = not (isinstance(y, n.Const) and y.value is None)
         bias = b.cast(low.scalar(bias, pre), BOOL)
         given = not (isinstance(ddof, n.Const) and ddof.value is None)
         ddof = b.cast(low.scalar(ddof, pre), INT64) if given else b.int(0)
-        if isinstance(rowvar, n.Const):
+        if m.type.ndim == 1:
+            variables = b.int(1)  # np.cov(x, y)
+        elif isinstance(rowvar, n.Const):
             variables = b.shape_of(m, 0 if rowvar.value else 1)
         else:
             variables = n.IfExp(copy.deepcopy(rowvar), b.shape_of(m, 0), b.shape_of(m, 1), INT64, low.loc)
-        inputs = [m, rowvar, bias, n.Const(given, BOOL, low.loc), ddof]
+        if paired:
+            # np.cov(m, y): y's rows stacked below m's, a 1-D array being one row; with
+            # rowvar=False a 2-D y is transposed unless it has one row (NumPy's rule).
+            routine = "cov_xy"
+            y = low.array_operand(y, pre)
+            if y.type.ndim == 1:
+                y_rows = b.int(1)
+            elif isinstance(rowvar, n.Const) and rowvar.value:
+                y_rows = b.shape_of(y, 0)
+            else:
+                one_row = n.Compare("==", b.shape_of(y, 0), b.int(1), BOOL, low.loc)
+                y_rows = n.IfExp(n.BoolOp("or", [copy.deepcopy(rowvar), one_row], BOOL, low.loc),
+                                 b.shape_of(y, 0), b.shape_of(y, 1), INT64, low.loc)
+            variables = b.add(variables, y_rows)
+        inputs = [m] + ([y] if paired else []) + [rowvar, bias, n.Const(given, BOOL, low.loc), ddof]
         results = [(call.type, [variables, copy.deepcopy(variables)])]
     else:
         inputs = [low.array_operand(a, pre) for a in args]

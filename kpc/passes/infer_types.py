@@ -1037,14 +1037,20 @@ def _histogram(node, args, kwargs):
 
 
 def _cov(node, args, kwargs):
-    """``np.cov(m, rowvar=True, bias=False, ddof=None)`` of a 2-D array: float64, as Numba."""
+    """``np.cov(m, y=None, rowvar=True, bias=False, ddof=None)`` of a 2-D ``m``, or of a 1-D or
+    2-D ``m`` and ``y`` (their rows stacked): float64, as Numba."""
     m, y, rowvar, bias, ddof = args
     _real_array(m, "np.cov()")
-    if m.ndim != 2:
-        raise TypingFailure(f"np.cov() of a {m.ndim}-D array returns a 0-d array in Numba, which kpc does "
-                            "not represent (kpc: 2-D only)")
     if y != NONE:
-        raise TypingFailure("np.cov(m, y) (kpc: no second array; stack the rows into m)")
+        _real_array(y, "np.cov(m, y)")
+        for what, t in (("m", m), ("y", y)):
+            if t.ndim > 2:
+                raise TypingFailure(f"np.cov(): {what} has more than 2 dimensions")
+    elif m.ndim == 1:
+        raise TypingFailure("np.cov() of a 1-D array returns a 0-d array in Numba, which kpc does not represent "
+                            "(kpc: a 2-D m, or m and y)")
+    elif m.ndim != 2:
+        raise TypingFailure("np.cov(): m has more than 2 dimensions")
     for what, t in (("rowvar", rowvar), ("bias", bias)):
         if not (isinstance(t, ScalarType) and (t.is_bool or t.is_int)):
             raise TypingFailure(f"np.cov({what}=...) takes a boolean, got {t}")

@@ -307,6 +307,9 @@ class _FunctionUses:
     def numpy_call(self, node: n.Call) -> None:
         name = node.func[3:] if node.func.startswith("np.") else node.func[1:]
         method = node.func.startswith(".")
+        # np.cov(m, y): m and y are 1-D or 2-D.
+        paired = name == "cov" and len(node.args) > 1 and not (
+            isinstance(node.args[1], n.Const) and node.args[1].value is None)
         if (method or name in _ARRAY_FIRST_NUMPY) and node.args and isinstance(node.args[0], n.Name):
             array = node.args[0].id
             axis = node.kwargs.get("axis")
@@ -316,7 +319,7 @@ class _FunctionUses:
                 k = axis.value
                 rank = k + 1 if k >= 0 else -k
                 self.set_lower(array, Fact(rank, node.loc, f"reduced along axis {k} in {format_expr(node)}"))
-            elif name in _MATRIX_FIRST:
+            elif name in _MATRIX_FIRST and not paired:
                 self.set_lower(array, Fact(2, node.loc, f"passed to {node.func}, which needs 2 dimensions"))
             else:
                 self.set_lower(array, Fact(1, node.loc, f"passed to {node.func}"))
@@ -326,9 +329,9 @@ class _FunctionUses:
         if name == "cov" and len(node.args) > 4:
             self.integer_use(node.args[4], f"ddof in {node.func}()")
         if name in NUMPY_BOUND:
-            arrays = node.args[:2] if name == "linalg.solve" else node.args[:1]
+            arrays = node.args[:2] if name == "linalg.solve" or paired else node.args[:1]
             for k, arg in enumerate(arrays):
-                rank = 2 if k == 0 and name in _MATRIX_FIRST else 1
+                rank = 2 if k == 0 and name in _MATRIX_FIRST and not paired else 1
                 self.array_use(arg, f"passed to {node.func}")
                 self.demands.append((arg, rank, f"{format_expr(arg)} is passed to {node.func}"))
         if name in _MATRIX_NUMPY or (method and name == "dot"):

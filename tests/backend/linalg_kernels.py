@@ -38,6 +38,16 @@ def covariance(m):
     return np.cov(m)
 
 
+@njit
+def covariance_xy(m, y):
+    return np.cov(m, y)
+
+
+@njit
+def covariance_columns(m, y):
+    return np.cov(m, y, rowvar=False)
+
+
 @njit(parallel=True)
 def inverses(a, out):
     for i in prange(a.shape[0]):

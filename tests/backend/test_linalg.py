@@ -1,9 +1,10 @@
 """np.linalg.solve/inv/cholesky, np.histogram and np.cov on the Kokkos target raise what Numba
 raises, with Numba's message: numpy.linalg.LinAlgError for a singular matrix, one that is not
-positive definite, infs or NaNs, sizes that do not fit; ValueError for histogram bins and
-ranges; RuntimeError for the covariance of a single row. Integer matrices are a typing error
-in Numba, so kpc does not translate them either; the PyKokkos target keeps these kernels as
-Numba, and so does the Kokkos target where the call sits inside a parallel loop."""
+positive definite, infs or NaNs, sizes that do not fit; ValueError for histogram bins,
+ranges and edges, and for np.cov(m, y) of arrays that do not fit; RuntimeError for the
+covariance of a single row. Integer matrices are a typing error in Numba, so kpc does not
+translate them either; the PyKokkos target keeps these kernels as Numba, and so does the
+Kokkos target where the call sits inside a parallel loop."""
 
 from __future__ import annotations
 
@@ -28,6 +29,10 @@ SIGNATURES = {
     "histogram_between": ["histogram_between(float64[:], int64, float64, float64)"],
     "histogram_edges": ["histogram_edges(float64[:], float64[:])", "histogram_edges(int64[:], float32[:])"],
     "covariance": ["covariance(float64[:, :])"],
+    "covariance_xy": ["covariance_xy(float64[:], float64[:])", "covariance_xy(float64[:, :], float64[:])",
+                      "covariance_xy(float64[:, :], float64[:, :])"],
+    "covariance_columns": ["covariance_columns(float64[:, :], float64[:, :])",
+                           "covariance_columns(float64[:], float64[:, :])"],
 }
 SINGULAR = np.array([[1.0, 2.0], [2.0, 4.0]])
 INDEFINITE = np.array([[1.0, 2.0], [2.0, 1.0]])
@@ -73,6 +78,10 @@ ERRORS = [
     ("histogram_edges", (np.ones(4), np.array([0.0, np.nan, 1.0])), ValueError),
     ("histogram_edges", (np.ones(4), np.zeros(0)), ValueError),  # no edges: a negative count of bins
     ("covariance", (np.ones((1, 5)),), RuntimeError),
+    ("covariance_xy", (np.ones((1, 5)), np.ones(5)), RuntimeError),
+    ("covariance_xy", (np.ones(4), np.ones(5)), ValueError),
+    ("covariance_xy", (np.ones((2, 4)), np.ones((3, 5))), ValueError),
+    ("covariance_columns", (np.ones((4, 2)), np.ones((5, 3))), ValueError),
 ]
 
 
@@ -114,6 +123,11 @@ def test_edge_cases_match_numba(kokkos, numba):
         ("histogram_edges", (np.arange(-3, 9), np.array([-0.5, 2.5, 2.5000001, 7.0], np.float32))),
         ("covariance", (np.zeros((3, 0)),)),  # no observations: NaN
         ("covariance", (np.arange(6.0).reshape(2, 3),)),
+        ("covariance_xy", (np.zeros(0), np.zeros(0))),  # no observations: NaN
+        ("covariance_xy", (np.array([1.0, 2.0, 4.0]), np.array([3.0, 1.0, 0.5]))),
+        ("covariance_xy", (np.arange(8.0).reshape(2, 4) ** 2, np.arange(12.0).reshape(3, 4))),
+        ("covariance_columns", (np.arange(6.0).reshape(3, 2) ** 2, np.array([[1.0, 5.0, 2.0]]))),  # one row of y
+        ("covariance_columns", (np.array([1.0, 2.0, 4.0]), np.arange(6.0).reshape(3, 2) ** 2)),
     ]
     for kernel, args in cases:
         expected, actual = getattr(numba, kernel)(*args), getattr(kokkos, kernel)(*args)

@@ -4,10 +4,10 @@ Exercises: `np.histogram` with a number of bins, over the data's own range and o
 given `range=(lo, hi)` (integer data: many values fall exactly on bin edges, and values
 outside the range are skipped), and with an array of bin edges (sorted, repeated integer
 edges, a single edge: no bins; the edges returned as given), unpacked (`h, e = ...`) and
-returned as a pair;
-`np.cov` of the rows of a matrix and of its columns (`rowvar=False`), with `bias` and
-`ddof`, float64 for every input dtype as in Numba. Computed on the Kokkos target by the
-serial host routines of kpc_linalg.hpp.
+returned as a pair; `np.cov` of the rows of a matrix and of its columns (`rowvar=False`),
+with `bias` and `ddof`, and of two arrays (`np.cov(x, y)` of 1-D ones: the 2x2 matrix; of
+a matrix and a 1-D or 2-D array: their rows stacked), float64 for every input dtype as in
+Numba. Computed on the Kokkos target by the serial host routines of kpc_linalg.hpp.
 """
 import numpy as np
 from numba import njit
@@ -50,6 +50,16 @@ def covariance(m):
 @njit
 def covariance_options(m, ddof):
     return np.cov(m, bias=True), np.cov(m.T, ddof=ddof)
+
+
+@njit
+def covariance_pair(x, y):
+    return np.cov(x, y), np.cov(x, y, bias=True)[0, 1]
+
+
+@njit
+def covariance_stacked(m, y, ddof):
+    return np.cov(m, y), np.cov(m.T, y, rowvar=False, ddof=ddof), np.cov(m, m[::-1] * 2.0)
 
 
 KPC_CASES = {
@@ -95,6 +105,22 @@ KPC_CASES = {
         "args": {"m": ("v", "k"), "ddof": {"kind": "scalar", "value": "d"}},
         "dtypes": ["float64"],
         "sizes": [{"v": 4, "k": 6, "d": 0}, {"v": 5, "k": 30, "d": 2}],
+        "rtol": 1e-12,
+        "atol": 1e-14,
+    },
+    "covariance_pair": {
+        "args": {"x": ("k",), "y": ("k",)},
+        "dtypes": ["float64", "float32", "int64"],
+        "sizes": [{"k": 2}, {"k": 9}, {"k": 300}],
+        "layouts": ["C", "strided"],
+        "rtol": 1e-12,
+        "atol": 1e-14,
+    },
+    "covariance_stacked": {
+        "args": {"m": ("v", "k"), "y": ("k",), "ddof": {"kind": "scalar", "value": "d"}},
+        "dtypes": ["float64", "int64"],
+        "sizes": [{"v": 2, "k": 3, "d": 0}, {"v": 4, "k": 25, "d": 2}],
+        "layouts": ["C", "F"],
         "rtol": 1e-12,
         "atol": 1e-14,
     },

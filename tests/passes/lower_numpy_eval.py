@@ -131,6 +131,10 @@ def _cov(m, rowvar, bias, given, ddof, out):
     out[...] = np.cov(m, rowvar=rowvar, bias=bias, ddof=ddof if given else None)
 
 
+def _cov_xy(m, y, rowvar, bias, given, ddof, out):
+    out[...] = np.cov(m, y, rowvar=rowvar, bias=bias, ddof=ddof if given else None)
+
+
 def _fill(function):
     """A host routine that writes ``function`` of its inputs into its last argument."""
     def routine(*args):
@@ -141,7 +145,7 @@ def _fill(function):
 # The host routines lower-numpy calls (ir.intrinsics.HOST_ROUTINES), computed with NumPy.
 _HOST_ROUTINES = {"linalg_solve": _fill(np.linalg.solve), "linalg_inv": _fill(np.linalg.inv),
                   "linalg_cholesky": _fill(np.linalg.cholesky), "histogram": _histogram, "histogram_edges": _histogram_edges,
-                  "cov": _cov}
+                  "cov": _cov, "cov_xy": _cov_xy}
 
 
 def _expr(e, env):

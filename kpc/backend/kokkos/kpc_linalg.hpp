@@ -265,18 +265,12 @@ void histogram_edges(const X& x, const B& bins, const C& counts) {
   }
 }
 
-// np.cov(m, rowvar=..., bias=..., ddof=...) of a 2-D m into out, in float64 as Numba:
-// rows are variables unless rowvar is false; ddof defaults to 0 with bias, else 1; each
-// row is centred on its mean, then out = X X^T * (1 / max(observations - ddof, 0)).
-template <class M, class O>
-void cov(const M& m, bool rowvar, bool bias, bool has_ddof, int64_t ddof, const O& out) {
-  if (m.extent(0) == 1) {
-    throw std::runtime_error(
-        "2D array containing a single row is unsupported due to ambiguity in type inference. To use "
-        "numpy.cov in this case simply pass the row as a 1D array, i.e. m[0].");
-  }
-  const int64_t vars = static_cast<int64_t>(rowvar ? m.extent(0) : m.extent(1));
-  const int64_t obs = static_cast<int64_t>(rowvar ? m.extent(1) : m.extent(0));
+// The covariance of the rows of x (vars x obs, row-major, float64) into out, as Numba's
+// np.cov: ddof defaults to 0 with bias, else 1; each row is centred on its mean, then
+// out = X X^T * (1 / max(obs - ddof, 0)); no variables or no observations give NaNs.
+template <class O>
+void cov_of_rows(std::vector<double>& x, int64_t vars, int64_t obs, bool bias, bool has_ddof, int64_t ddof,
+                 const O& out) {
   if (vars == 0 || obs == 0) {
     for (int64_t i = 0; i < vars; ++i) {
       for (int64_t j = 0; j < vars; ++j) out(i, j) = std::numeric_limits<double>::quiet_NaN();
@@ -285,26 +279,93 @@ void cov(const M& m, bool rowvar, bool bias, bool has_ddof, int64_t ddof, const 
   }
   if (!has_ddof) ddof = bias ? 0 : 1;
   const double fact = std::max(static_cast<double>(obs - ddof), 0.0);
-  std::vector<double> centred(vars * obs);
   for (int64_t i = 0; i < vars; ++i) {
     double sum = 0.0;
-    for (int64_t k = 0; k < obs; ++k) {
-      const double v = static_cast<double>(rowvar ? m(i, k) : m(k, i));
-      centred[i * obs + k] = v;
-      sum += v;
-    }
+    for (int64_t k = 0; k < obs; ++k) sum += x[i * obs + k];
     const double mean = sum / static_cast<double>(obs);
-    for (int64_t k = 0; k < obs; ++k) centred[i * obs + k] -= mean;
+    for (int64_t k = 0; k < obs; ++k) x[i * obs + k] -= mean;
   }
   const double scale = 1.0 / fact;
   for (int64_t i = 0; i < vars; ++i) {
     for (int64_t j = i; j < vars; ++j) {
       double s = 0.0;
-      for (int64_t k = 0; k < obs; ++k) s += centred[i * obs + k] * centred[j * obs + k];
+      for (int64_t k = 0; k < obs; ++k) s += x[i * obs + k] * x[j * obs + k];
       out(i, j) = s * scale;
       out(j, i) = s * scale;
     }
   }
+}
+
+// Numba rejects a 2-D m of one row (its type would have to depend on the shape).
+template <class M>
+void require_not_single_row(const M& m) {
+  if constexpr (M::rank == 2) {
+    if (m.extent(0) == 1) {
+      throw std::runtime_error(
+          "2D array containing a single row is unsupported due to ambiguity in type inference. To use "
+          "numpy.cov in this case simply pass the row as a 1D array, i.e. m[0].");
+    }
+  }
+}
+
+// The rows a (1-D or 2-D) array contributes to np.cov: a 1-D array is one row; with rowvar
+// false a 2-D array is transposed unless it has one row (NumPy's atleast_2d, then .T).
+template <class A>
+struct cov_rows {
+  const A& a;
+  bool transposed;
+  cov_rows(const A& array, bool rowvar) : a(array), transposed(A::rank == 2 && !rowvar && array.extent(0) != 1) {}
+  int64_t rows() const {
+    if constexpr (A::rank == 1) {
+      return 1;
+    } else {
+      return static_cast<int64_t>(transposed ? a.extent(1) : a.extent(0));
+    }
+  }
+  int64_t cols() const {
+    if constexpr (A::rank == 1) {
+      return static_cast<int64_t>(a.extent(0));
+    } else {
+      return static_cast<int64_t>(transposed ? a.extent(0) : a.extent(1));
+    }
+  }
+  double operator()(int64_t i, int64_t k) const {
+    if constexpr (A::rank == 1) {
+      return static_cast<double>(a(k));
+    } else {
+      return static_cast<double>(transposed ? a(k, i) : a(i, k));
+    }
+  }
+};
+
+// np.cov(m, rowvar=..., bias=..., ddof=...) of a 2-D m into out, in float64 as Numba: rows
+// are variables unless rowvar is false.
+template <class M, class O>
+void cov(const M& m, bool rowvar, bool bias, bool has_ddof, int64_t ddof, const O& out) {
+  require_not_single_row(m);
+  const cov_rows<M> rows(m, rowvar);
+  const int64_t vars = rows.rows(), obs = rows.cols();
+  std::vector<double> x(vars * obs);
+  for (int64_t i = 0; i < vars; ++i) {
+    for (int64_t k = 0; k < obs; ++k) x[i * obs + k] = rows(i, k);
+  }
+  cov_of_rows(x, vars, obs, bias, has_ddof, ddof, out);
+}
+
+// np.cov(m, y, ...): the rows of y (1-D or 2-D) stacked below those of m (1-D or 2-D).
+template <class M, class Y, class O>
+void cov_xy(const M& m, const Y& y, bool rowvar, bool bias, bool has_ddof, int64_t ddof, const O& out) {
+  require_not_single_row(m);
+  const cov_rows<M> top(m, rowvar);
+  const cov_rows<Y> bottom(y, rowvar);
+  if (top.cols() != bottom.cols()) throw pybind11::value_error("m and y have incompatible dimensions");
+  const int64_t upper = top.rows(), vars = upper + bottom.rows(), obs = top.cols();
+  std::vector<double> x(vars * obs);
+  for (int64_t k = 0; k < obs; ++k) {
+    for (int64_t i = 0; i < upper; ++i) x[i * obs + k] = top(i, k);
+    for (int64_t i = upper; i < vars; ++i) x[i * obs + k] = bottom(i - upper, k);
+  }
+  cov_of_rows(x, vars, obs, bias, has_ddof, ddof, out);
 }
 
 }  // namespace linalg

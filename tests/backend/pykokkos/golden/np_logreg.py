@@ -82,11 +82,19 @@ def _load_numba_source():
         spec = importlib.util.spec_from_file_location('_kpc_numba_source_np_logreg', path)
         source = importlib.util.module_from_spec(spec)
         sys.modules[spec.name] = source  # for what looks its module up (dataclasses, pickle)
+        # Numba's on-disk entries of cache=True functions record the module's name: this
+        # private copy keeps its own beside this file, apart from the source's __pycache__
+        import numba
+
+        saved_cache_dir = numba.config.CACHE_DIR
+        numba.config.CACHE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__", "numba")
         try:
             spec.loader.exec_module(source)
         except BaseException:
             del sys.modules[spec.name]
             raise
+        finally:
+            numba.config.CACHE_DIR = saved_cache_dir
         _numba_source = source
     return _numba_source
 
