@@ -314,7 +314,8 @@ def compile_specializations(path, requests, space: str = "openmp", source: str |
     key = cache_key(material)
 
     def compile_source(source_path, library, module_name):
-        compile_extension(source_path, library, toolchain, extra + [f"-DKPC_MODULE_NAME={module_name}"])
+        compile_extension(source_path, library, toolchain, extra + [f"-DKPC_MODULE_NAME={module_name}"],
+                          precompiled=_precompiled_header(unit.source, toolchain, extra))
 
     metadata = {
         "python_source": path,
@@ -367,6 +368,34 @@ def kokkos_compile_flags(unit) -> list:
 
         semantics += cuda_compile_flags(unit.fastmath)
     return [f"-I{INCLUDE_DIR}", "-fwrapv"] + semantics + shlex.split(os.environ.get("KPC_CXXFLAGS", ""))
+
+
+def _precompiled_header(source: str, toolchain, extra: list):
+    """The PCH (``kpc.runtime.pch``) of the header ``source`` includes first, built once per
+    toolchain and flags; None when nothing precedes that include but comments (a CUDA module
+    defines KPC_CUDA first), with ``KPC_PCH=0``, for compilers other than GCC, or when
+    building it failed. The umbrella holds only that include, so the module compiled with it
+    is the same translation unit (and the same cache key) as without."""
+    from kpc.runtime.pch import precompiled_header
+
+    first = _leading_include(source)
+    if first is None:
+        return None
+    return precompiled_header(toolchain.compiler, toolchain.compiler_id, toolchain.compiler_version,
+                              toolchain.compile_flags() + list(extra), [first])
+
+
+def _leading_include(source: str):
+    """``kpc_numpy.hpp`` for a source whose first line of code is ``#include "kpc_numpy.hpp"``."""
+    import re
+
+    for line in source.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith("//"):
+            continue
+        found = re.fullmatch(r'#\s*include\s+"(kpc_\w+\.hpp)"', stripped)
+        return found.group(1) if found else None
+    return None
 
 
 def kokkos_key_material(unit, install, toolchain) -> dict:

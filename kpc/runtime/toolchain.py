@@ -126,13 +126,27 @@ def compile_extension(
     output,
     toolchain: Toolchain,
     extra_flags: Sequence[str] = (),
+    precompiled=None,
 ) -> str:
     """Compile the C++ ``source`` into the Python extension ``output``; return the compiler's output.
 
+    ``precompiled``: a ``kpc.runtime.pch.PrecompiledHeader`` to compile with. When the
+    compiler says it cannot use it, it is rejected for later compiles, and a compile that
+    failed because of it is done again without it: a PCH never fails a module.
     Raise ``CompileError`` (source path, command, first error lines) when the compiler fails.
     """
     output = Path(output)
     output.parent.mkdir(parents=True, exist_ok=True)
+    if precompiled is not None:
+        command = toolchain.compile_command(source, output, list(extra_flags) + precompiled.flags())
+        result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if not precompiled.unusable_in(result.stdout, result.returncode):
+            if result.returncode != 0:
+                raise CompileError(Path(source), command, result.stdout, result.returncode)
+            return result.stdout
+        precompiled.reject(precompiled.complaint(result.stdout))
+        if result.returncode == 0:
+            return result.stdout
     command = toolchain.compile_command(source, output, extra_flags)
     result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if result.returncode != 0:
