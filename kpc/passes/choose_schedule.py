@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from kpc.ir import nodes as n
+from kpc.ir.queries import assigned_names, expr_names, statements
 
-from .dependence import assigned_names, expr_names, statements
 from .manager import Pass, register
 from .recognize_reductions import region_nest
 

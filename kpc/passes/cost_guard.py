@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from kpc.ir import nodes as n
+from kpc.ir.queries import assigned_names, expr_names
 from kpc.ir.rewrite import has_call
 
-from .dependence import assigned_names, expr_names
 from .manager import Pass, register
 
 # Iterations below which a constant-trip plain ``range`` is not parallelized at all (parallelize).

@@ -30,6 +30,8 @@ from math import gcd
 
 from kpc.ir import nodes as n
 from kpc.ir.intrinsics import HOST_ROUTINES
+from kpc.ir.queries import (expr_names, nested_bodies, same_expr, statements, stmt_defs, stmt_uses,
+                            stmts_exprs, target_names, used_names)
 from kpc.ir.types import UNKNOWN, ArrayType
 
 UPDATE_FAMILIES = {"+": "sum", "-": "sum", "*": "prod", "|": "or", "&": "and", "^": "xor"}
@@ -40,69 +42,6 @@ MUTATING_METHODS = {".fill", ".sort", ".resize", ".put", ".itemset", ".partition
 FRESH_ARRAYS = {"np.empty", "np.zeros", "np.ones", "np.full", "np.empty_like", "np.zeros_like",
                 "np.ones_like", "np.full_like", "np.copy", ".copy", "np.arange", "np.linspace"}
 ANY_ARRAY = "*"  # the root of a name that may be a view of any array of the function
-
-
-# --------------------------------------------------------------------------- names read and assigned
-
-
-def expr_names(expr) -> set:
-    """Names read by an expression (array names used as index bases included)."""
-    return {node.id for node in n.walk(expr) if isinstance(node, n.Name)}
-
-
-def stmt_uses(stmt) -> set:
-    """Names read by the statement itself (not by the statements nested in it)."""
-    if isinstance(stmt, n.Assign):
-        used = expr_names(stmt.value)
-        if not isinstance(stmt.target, (n.Name, n.TupleExpr)):
-            used |= expr_names(stmt.target)
-        return used
-    if isinstance(stmt, n.AugAssign):
-        return expr_names(stmt.value) | expr_names(stmt.target)
-    if isinstance(stmt, n.For):
-        return expr_names(stmt.start) | expr_names(stmt.stop) | expr_names(stmt.step)
-    if isinstance(stmt, (n.If, n.While)):
-        return expr_names(stmt.test)
-    if isinstance(stmt, (n.Return, n.ExprStmt)):
-        return expr_names(stmt.value) if stmt.value is not None else set()
-    return set()
-
-
-def target_names(target) -> list:
-    if isinstance(target, n.Name):
-        return [target.id]
-    if isinstance(target, n.TupleExpr):
-        return [name for element in target.elements for name in target_names(element)]
-    return []
-
-
-def stmt_defs(stmt) -> list:
-    """Names the statement itself assigns (loop variables included)."""
-    if isinstance(stmt, (n.Assign, n.AugAssign)):
-        return target_names(stmt.target)
-    if isinstance(stmt, n.For):
-        return [stmt.var.id]
-    return []
-
-
-def nested_bodies(stmt) -> list:
-    if isinstance(stmt, (n.For, n.While)):
-        return [stmt.body]
-    if isinstance(stmt, n.If):
-        return [stmt.body, stmt.orelse]
-    return []
-
-
-def statements(body):
-    """Every statement of ``body``, nested ones included, in source order."""
-    for stmt in body:
-        yield stmt
-        for inner in nested_bodies(stmt):
-            yield from statements(inner)
-
-
-def assigned_names(body) -> set:
-    return {name for stmt in statements(body) for name in stmt_defs(stmt)}
 
 
 # --------------------------------------------------------------------------- upward-exposed reads
@@ -456,10 +395,6 @@ def collect_accesses(scope: ArrayScope, body: list, effects: CallEffects) -> lis
     return accesses
 
 
-def same_expr(a, b) -> bool:
-    return type(a) is type(b) and str(a) == str(b)
-
-
 def array_update(stmt: n.Assign):
     """``a[k] = a[k] op e`` (or ``e op a[k]`` for commutative ops) -> ``(op, e)``, else None."""
     value = stmt.value
@@ -761,9 +696,7 @@ def analyze_nest(function: n.Function, nest: list, live_out: dict, effects: Call
     _array_conflicts(facts, accesses, fresh, Subscripts(set(region_vars), body, exposed, written_roots, steps),
                      _iteration_dependent(body, region_vars))
 
-    reads: set = set()
-    for stmt in statements(inner_body):
-        reads |= stmt_uses(stmt)
+    reads = used_names(inner_body)
     local = set(region_vars) | loop_vars | combined | {name for name in assigned if name not in exposed}
     facts.captures = sorted(reads - local)
     facts.privates = sorted(set(assigned) - combined - loop_vars)
@@ -851,11 +784,6 @@ def _classify_carried(facts: LoopFacts, function, body, names: list, depth: int)
                              f"carried values ({', '.join(others)})")
     elif scans:
         facts.scan = scans[0]
-
-
-def stmts_exprs(body) -> list:
-    """Every expression of the statements in ``body`` (targets and loop variables included)."""
-    return [e for stmt in statements(body) for e in n.children(stmt) if isinstance(e, n.Expr)]
 
 
 def _scan_shaped(body, var: str, updates: list, operands: list) -> bool:

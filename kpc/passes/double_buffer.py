@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from kpc.ir import nodes as n
 from kpc.ir.printer import format_expr
+from kpc.ir.queries import expr_names, nested_bodies, statements, stmt_defs
 from kpc.ir.types import SLICE, ArrayType, TupleType
 
-from .dependence import expr_names, nested_bodies, statements, stmt_defs
 from .manager import Pass, register
 
 # Allocations a loop may repeat: the fill (if any) stays in the loop, the memory moves out.

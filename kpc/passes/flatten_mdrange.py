@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from kpc.ir import nodes as n
+from kpc.ir.queries import expr_names
 from kpc.ir.types import INT64
 
 from .manager import Pass, register
@@ -143,7 +144,7 @@ class FlattenMDRange(Pass):
                          n.BinOp("+" if step > 0 else "-", loop.start, offset, INT64, loc), loc)
         info = loop.parallel
         info.privates = sorted(set(info.privates) | {loop.var.id})
-        info.captures = sorted((set(info.captures) | {x.id for x in n.walk(index.value) if isinstance(x, n.Name)})
+        info.captures = sorted((set(info.captures) | expr_names(index.value))
                                - {flat})
         info.reason += f"; step {step} normalized to a unit-stride Range (PyKokkos regions have no step)"
         region = n.For(_name(flat, loc), n.Const(0, INT64, loc), _name(count, loc), n.Const(1, INT64, loc),
@@ -183,7 +184,7 @@ class FlattenMDRange(Pass):
         info = loop.parallel
         info.policy, info.depth = "Range", 1
         info.privates = sorted(set(info.privates) | {inner.var.id for inner in nest})
-        read = {x.id for a in indices for x in n.walk(a.value) if isinstance(x, n.Name)}
+        read = expr_names([a.value for a in indices])
         info.captures = sorted((set(info.captures) | read) - {flat})
         info.reason += f"; MDRange{len(nest)}D flattened to a 1-D Range (PyKokkos has no MDRange workunits)"
         region = n.For(_name(flat, loc), n.Const(0, INT64, loc), total, n.Const(1, INT64, loc),

@@ -29,6 +29,7 @@ import copy
 
 from ..ir import nodes as n
 from ..ir.intrinsics import HOST_ROUTINES
+from ..ir.queries import expr_names
 from ..ir.types import BOOL, INT64, NONE, ArrayType, TupleType, promote
 
 # Routines for another form of a NumPy function: np.histogram with array bins, np.cov(m, y).
@@ -139,7 +140,7 @@ def result_names(target, call) -> list | None:
     names = target.elements if isinstance(target, n.TupleExpr) else [target]
     if not all(isinstance(t, n.Name) for t in names) or len({t.id for t in names}) != len(names):
         return None
-    read = {x.id for x in n.walk(call) if isinstance(x, n.Name)}
+    read = expr_names(call)
     return None if read & {t.id for t in names} else names
 
 

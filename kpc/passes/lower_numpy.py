@@ -85,6 +85,7 @@ from __future__ import annotations
 
 from ..ir import nodes as n
 from ..ir.module import Rejected
+from ..ir.queries import expr_names
 from ..ir.rewrite import replace_names
 from ..ir.types import BOOL, INT64, ArrayType
 from .aliasing import is_subview_expr, is_view_expr, view_base_name, view_roots
@@ -527,7 +528,7 @@ def affine_in(expr, loop_vars: list):
 
 def reverse_loops(nest: list, write: n.Index) -> list:
     """The loops over the written element's indices, run from the last index down to the first."""
-    written_vars = {x.id for i in write.indices for x in n.walk(i) if isinstance(x, n.Name)}
+    written_vars = expr_names(write.indices)
     for loop in n.walk(nest):
         if isinstance(loop, n.For) and loop.var.id in written_vars:
             b = Builder(loop.loc)
@@ -739,7 +740,7 @@ def store_through_destination(function: n.Function) -> None:
                     or count_reads(t, name) != references.get(name, 0) - 1:
                 continue
             base = view_base_name(t.target)
-            index_names = {x.id for e in t.target.indices for x in n.walk(e) if isinstance(x, n.Name)}
+            index_names = expr_names(t.target.indices)
             if base is None or name in index_names or any(
                     isinstance(x, n.Name) and x.id == base for x in n.walk([s.value, t.value])):
                 continue
@@ -807,7 +808,7 @@ def count_reads(s, name: str) -> int:
 
 def writes_inputs(s, value, roots: dict) -> bool:
     """True when statement ``s`` may change what ``value`` evaluates to."""
-    names = {x.id for x in n.walk(value) if isinstance(x, n.Name)}
+    names = expr_names(value)
     arrays = set()
     for x in n.walk(value):
         if isinstance(x, n.Name) and isinstance(x.type, ArrayType):

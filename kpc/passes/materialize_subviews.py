@@ -6,9 +6,10 @@ from dataclasses import dataclass, field
 
 from kpc.ir import nodes as n
 from kpc.ir.diagnostics import Diagnostic, source_line_at
+from kpc.ir.queries import assigned_names, expr_names, statements, stmt_defs
 from kpc.ir.types import INT64, SLICE, UNKNOWN, ArrayType
 
-from .dependence import ArrayScope, assigned_names, statements, stmt_defs
+from .dependence import ArrayScope
 from .manager import Pass, register
 
 
@@ -119,7 +120,7 @@ class _Unit:
                 self.warn(expr, f"subview {expr} is evaluated conditionally and cannot be given its own "
                                 f"assignment; PyKokkos rejects inline subviews")
                 return expr
-            needs = {x.id for x in n.walk(expr) if isinstance(x, n.Name)}
+            needs = expr_names(expr)
             target = self.hoist_target(needs)
             placed = target.hoisted if target is not None else before
             view = self.normalized(expr, placed)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from kpc.ir import nodes as n
 from kpc.ir.diagnostics import Diagnostic, source_line_at
+from kpc.ir.queries import expr_names, statements
 
 from .cost_guard import SERIAL_THRESHOLD
-from .dependence import ArrayScope, analyze_nest, call_effects, live_out_of_loops, statements
+from .dependence import ArrayScope, analyze_nest, call_effects, live_out_of_loops
 from .infer_dispatch import callers_first, calls_by_context, python_callers
 from .manager import Pass, register
 
@@ -198,7 +199,7 @@ class _RegionFinder:
             trip = constant_trip_count(inner)
             if trip is not None and trip < MIN_COLLAPSED_EXTENT:
                 break
-            bound_names = {x.id for b in (inner.start, inner.stop) for x in n.walk(b) if isinstance(x, n.Name)}
+            bound_names = expr_names([inner.start, inner.stop])
             if bound_names & {loop.var.id for loop in nest}:
                 break
             deeper = self.analyze(nest + [inner])

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from kpc.ir import nodes as n
+from kpc.ir.queries import expr_names, statements, stmt_defs, stmt_uses
 from kpc.ir.rewrite import replace_names
 from kpc.ir.types import ScalarType
 
-from .dependence import expr_names, statements, stmt_defs, stmt_uses
 from .manager import Pass, register
 
 

@@ -13,87 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kpc.ir import nodes as n
+from kpc.ir.queries import assigned_names, expr_names, nested_bodies, stmt_defs, stmt_uses, target_names, used_names
 from kpc.ir.types import ArrayType
 from kpc.passes.aliasing import view_roots
-
-
-# --------------------------------------------------------------------------- names
-
-
-def names_in(expr) -> set:
-    """Names read by an expression (or a list of them)."""
-    found = set()
-    for node in n.walk(expr):
-        if isinstance(node, n.Name):
-            found.add(node.id)
-    return found
-
-
-def stored_names(target) -> list:
-    """Names bound by an assignment target (``x`` or ``x, y``); element stores bind none."""
-    if isinstance(target, n.Name):
-        return [target.id]
-    if isinstance(target, n.TupleExpr):
-        out = []
-        for element in target.elements:
-            out += stored_names(element)
-        return out
-    return []
-
-
-def stmt_reads(stmt) -> set:
-    """Names a statement reads in its own expressions (not in nested bodies)."""
-    if isinstance(stmt, n.Assign):
-        reads = names_in(stmt.value)
-        if not isinstance(stmt.target, (n.Name, n.TupleExpr)):
-            reads |= names_in(stmt.target)
-        return reads
-    if isinstance(stmt, n.AugAssign):
-        return names_in(stmt.value) | names_in(stmt.target)
-    if isinstance(stmt, n.For):
-        return names_in([stmt.start, stmt.stop, stmt.step])
-    if isinstance(stmt, (n.While, n.If)):
-        return names_in(stmt.test)
-    if isinstance(stmt, (n.Return, n.ExprStmt)):
-        return names_in(stmt.value) if stmt.value is not None else set()
-    return set()
-
-
-def stmt_stores(stmt) -> set:
-    """Names a statement binds itself (not in nested bodies)."""
-    if isinstance(stmt, n.Assign):
-        return set(stored_names(stmt.target))
-    if isinstance(stmt, n.AugAssign):
-        return set(stored_names(stmt.target))
-    if isinstance(stmt, n.For):
-        return {stmt.var.id}
-    return set()
-
-
-def nested_blocks(stmt) -> list:
-    if isinstance(stmt, (n.For, n.While)):
-        return [stmt.body]
-    if isinstance(stmt, n.If):
-        return [stmt.body, stmt.orelse]
-    return []
-
-
-def all_stores(stmts) -> set:
-    out = set()
-    for stmt in stmts:
-        out |= stmt_stores(stmt)
-        for block in nested_blocks(stmt):
-            out |= all_stores(block)
-    return out
-
-
-def all_reads(stmts) -> set:
-    out = set()
-    for stmt in stmts:
-        out |= stmt_reads(stmt)
-        for block in nested_blocks(stmt):
-            out |= all_reads(block)
-    return out
 
 
 # --------------------------------------------------------------------------- regions
@@ -130,8 +52,8 @@ def region_vars(loop: n.For) -> RegionVars:
     combined = [r.var for r in info.reductions]
     if info.scan is not None:
         combined.append(info.scan.var)
-    privates = sorted(all_stores(body) - set(indices) - set(combined))
-    reads = all_reads(body) | names_in([x for l in loops[1:] for x in (l.start, l.stop, l.step)])
+    privates = sorted(assigned_names(body) - set(indices) - set(combined))
+    reads = used_names(body) | expr_names([x for l in loops[1:] for x in (l.start, l.stop, l.step)])
     captures = sorted(reads - set(indices) - set(combined) - set(privates))
     return RegionVars(indices, combined, privates, captures)
 
@@ -169,7 +91,7 @@ def scatter_arrays(loop: n.For, types: dict) -> list:
             visit(child)
 
     visit(loop)
-    stored = all_stores(loop.body)
+    stored = assigned_names(loop.body)
     return sorted(updates - other_uses - stored)
 
 
@@ -273,7 +195,7 @@ class Intervals:
                 counts[node.var.id] = counts.get(node.var.id, 0) + 1
                 self.definitions[node.var.id] = node
             elif isinstance(node, (n.Assign, n.AugAssign)):
-                for name in stored_names(node.target):
+                for name in target_names(node.target):
                     counts[name] = counts.get(name, 0) + (1 if isinstance(node, n.Assign) else 2)
                     self.definitions[name] = node
         for p in function.params:
@@ -395,15 +317,15 @@ def _plan_scope(body, skip, is_region, plan, region_names=()):
             here = path + [(id(block), index)]
             if isinstance(stmt, n.For) and is_region(stmt):
                 vars_ = region_vars(stmt)
-                for name in stmt_reads(stmt) | set(vars_.captures) | set(vars_.combined):
+                for name in stmt_uses(stmt) | set(vars_.captures) | set(vars_.combined):
                     refs.setdefault(name, []).append(here)
                 inner_body = region_loops(stmt)[-1].body
                 _plan_scope(inner_body, set(), is_region, plan, region_names=vars_.indices + vars_.combined)
                 continue
-            for name in stmt_reads(stmt) | stmt_stores(stmt):
+            for name in stmt_uses(stmt) | set(stmt_defs(stmt)):
                 refs.setdefault(name, []).append(here)
-            stores.update(stmt_stores(stmt))
-            for nested in nested_blocks(stmt):
+            stores.update(stmt_defs(stmt))
+            for nested in nested_bodies(stmt):
                 blocks[id(nested)] = nested
                 visit(nested, here)
 
@@ -422,13 +344,13 @@ def _plan_scope(body, skip, is_region, plan, region_names=()):
         block = blocks[common[-1][0]]
         first = min(path[depth - 1][1] for path in paths)
         stmt = block[first]
-        if isinstance(stmt, n.Assign) and name in stored_names(stmt.target) and name not in names_in(stmt.value):
+        if isinstance(stmt, n.Assign) and name in target_names(stmt.target) and name not in expr_names(stmt.value):
             plan.inline.add((id(stmt), name))
         elif (
             isinstance(stmt, n.For)
             and stmt.var.id == name
             and all(path[depth - 1][1] == first for path in paths)
-            and name not in all_stores(stmt.body)
+            and name not in assigned_names(stmt.body)
         ):
             plan.for_init.add(id(stmt))
         else:

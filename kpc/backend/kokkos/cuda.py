@@ -11,9 +11,8 @@ adapts the bindings and the regions the generic emitter produces.
 from __future__ import annotations
 
 from kpc.ir import nodes as n
+from kpc.ir.queries import nested_bodies, own_exprs
 from kpc.ir.types import ArrayType
-
-from . import analysis
 
 FENCE = "Kokkos::fence();  // cuda: host code after the region sees its writes"
 
@@ -42,25 +41,13 @@ def host_access(module, name: str, has_regions: dict, seen=None) -> bool:
                 if any(touches(e) for e in (stmt.start, stmt.stop, stmt.step) if e is not None):
                     return True
                 continue
-            if any(touches(e) for e in _own_exprs(stmt) if e is not None):
+            if any(touches(e) for e in own_exprs(stmt) if e is not None):
                 return True
-            if any(visit(block) for block in analysis.nested_blocks(stmt)):
+            if any(visit(block) for block in nested_bodies(stmt)):
                 return True
         return False
 
     return visit(function.body)
-
-
-def _own_exprs(stmt):
-    if isinstance(stmt, (n.Assign, n.AugAssign)):
-        return [stmt.target, stmt.value]
-    if isinstance(stmt, n.For):
-        return [stmt.start, stmt.stop, stmt.step]
-    if isinstance(stmt, (n.If, n.While)):
-        return [stmt.test]
-    if isinstance(stmt, (n.Return, n.ExprStmt)):
-        return [stmt.value] if stmt.value is not None else []
-    return []
 
 
 def adapt_entry(entry, module, name: str, has_regions: dict) -> None:

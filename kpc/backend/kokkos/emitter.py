@@ -23,6 +23,7 @@ import jinja2
 from kpc import __version__
 from kpc.ir import nodes as n
 from kpc.ir.intrinsics import HOST_ROUTINES
+from kpc.ir.queries import nested_bodies, own_exprs
 from kpc.ir.types import ArrayType, NoneType, ScalarType, TupleType, Type
 
 from . import analysis, cuda
@@ -154,29 +155,15 @@ def _calls(function, variant: str):
     def visit(stmts, in_region):
         for stmt in stmts:
             region_here = in_region or (variant == "host" and isinstance(stmt, n.For) and stmt.parallel is not None)
-            for node in _own_exprs(stmt):
+            for node in own_exprs(stmt):
                 for sub in n.walk(node):
                     if isinstance(sub, n.Call) and sub.kind == "kernel":
                         found.append((sub.func, variant == "device" or in_region))
-            for block in analysis.nested_blocks(stmt):
+            for block in nested_bodies(stmt):
                 visit(block, region_here)
 
     visit(function.body, False)
     return found
-
-
-def _own_exprs(stmt):
-    if isinstance(stmt, n.Assign):
-        return [stmt.target, stmt.value]
-    if isinstance(stmt, n.AugAssign):
-        return [stmt.target, stmt.value]
-    if isinstance(stmt, n.For):
-        return [stmt.start, stmt.stop, stmt.step]
-    if isinstance(stmt, (n.If, n.While)):
-        return [stmt.test]
-    if isinstance(stmt, (n.Return, n.ExprStmt)):
-        return [stmt.value] if stmt.value is not None else []
-    return []
 
 
 def _plan_variants(module, entries) -> tuple:

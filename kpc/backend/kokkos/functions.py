@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kpc.ir import nodes as n
+from kpc.ir.queries import assigned_names, expr_names, target_names
 from kpc.ir.types import BOOL, FLOAT64, INT64, ArrayType, NoneType, ScalarType, TupleType, Type, promote
 from kpc.passes.aliasing import is_view_expr, name_bindings, view_roots
 
@@ -292,7 +293,7 @@ class FunctionEmitter:
             self.emit_line(f"{lhs} = {rhs};")
 
     def assign_tuple(self, s) -> None:
-        names = analysis.stored_names(s.target)
+        names = target_names(s.target)
         if (len(names) != len(s.target.elements) and isinstance(s.value, n.TupleExpr)
                 and len(s.value.elements) == len(s.target.elements)
                 and all(isinstance(e, (n.Name, n.Index)) for e in s.target.elements)):
@@ -309,7 +310,7 @@ class FunctionEmitter:
             return
         if isinstance(value, n.TupleExpr) and len(value.elements) == len(names):
             texts = [self.expr.emit(v, self.type_of(name)) for v, name in zip(value.elements, names)]
-            if analysis.names_in(value) & set(names):
+            if expr_names(value) & set(names):
                 temps = []
                 for name, text in zip(names, texts):
                     temp = f"kpc_tmp_{name}"
@@ -399,7 +400,7 @@ class FunctionEmitter:
         where = "inside a parallel loop" if self.in_region else "in a function called from a kernel"
         if (None in extents and not func.endswith("_like") and isinstance(t, ArrayType) and len(extents) == t.ndim
                 and self.in_region and self.variant == "host" and self.unit.space != "cuda"
-                and not analysis.names_in(elements) & self.region_stores):
+                and not expr_names(elements) & self.region_stores):
             self.allocate_pooled(s, name, call, t, elements)
             return
         if func.endswith("_like") or None in extents or not isinstance(t, ArrayType) or len(extents) != t.ndim:
@@ -603,8 +604,8 @@ class FunctionEmitter:
         ct = value_type(t) if isinstance(t, ScalarType) else "int64_t"
         start = self.expr.emit(s.start, t)
         stop_text = self.expr.emit(s.stop, t)
-        stores = analysis.all_stores(s.body)
-        if analysis.names_in(s.stop) & stores:
+        stores = assigned_names(s.body)
+        if expr_names(s.stop) & stores:
             self.regions += 1
             stop = f"kpc_stop{self.regions}"
             self.emit_line(f"const {ct} {stop} = {stop_text};")
@@ -709,7 +710,7 @@ class FunctionEmitter:
             call_args = ", ".join(l.split()[-1] for l in lambda_params)
             pattern = "for"
 
-        self.region_pools, self.region_stores = {}, analysis.all_stores(loop.body) | {l.var.id for l in loops}
+        self.region_pools, self.region_stores = {}, assigned_names(loop.body) | {l.var.id for l in loops}
         self.region_index = k
         body_lines = self.region_body(loops[-1].body, info, vars_, k)
         scatter = None

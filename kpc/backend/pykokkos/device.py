@@ -28,6 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from kpc.ir import nodes as n
+from kpc.ir.queries import expr_names
 from kpc.ir.types import INT64, UNKNOWN, ArrayType, ScalarType, TupleType
 
 from . import spelling
@@ -702,7 +703,7 @@ class DeviceCode:
         pairs = [(t, v) for t, v in zip(targets, values)
                  if not (isinstance(t, n.Name) and t.id not in self.loaded)]
         written = {t.id for t, _ in pairs if isinstance(t, n.Name)}
-        read = {x.id for _, v in pairs for x in n.walk(v) if isinstance(x, n.Name)}
+        read = expr_names([v for _, v in pairs])
         if not written & read:
             for t, v in pairs:
                 self._s_Assign(n.Assign(t, v, s.loc))
@@ -722,7 +723,7 @@ class DeviceCode:
             raise Unsupported(f"unpacking the result of '{call.func}'", loc_of(s), "arity or type unknown")
         pairs = [(t, k) for k, t in enumerate(targets) if not (isinstance(t, n.Name) and t.id not in self.loaded)]
         written = {t.id for t, _ in pairs if isinstance(t, n.Name)}
-        read = {x.id for a in call.args for x in n.walk(a) if isinstance(x, n.Name)}
+        read = expr_names(call.args)
         texts = []
         for t, k in pairs:
             text = self._call_kernel(call, element=k)

@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kpc.ir import nodes as n
+from kpc.ir.queries import expr_names
 from kpc.ir.types import ArrayType, ScalarType
 
 from . import spelling
@@ -67,7 +68,7 @@ class Region:
 def _reads_before_write(stmt, name: str):
     """True: ``stmt`` may read ``name`` before writing it; False: it overwrites it first; None: neither."""
     def reads(*exprs):
-        return any(name in {x.id for x in n.walk(e) if isinstance(x, n.Name)} for e in exprs if e is not None)
+        return any(name in expr_names(e) for e in exprs if e is not None)
 
     if isinstance(stmt, n.Assign) and isinstance(stmt.target, n.Name) and stmt.target.id == name:
         return reads(stmt.value)
