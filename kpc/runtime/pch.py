@@ -15,7 +15,8 @@ umbrella, the contents of the headers in ``-I`` folders and a fingerprint of tho
 host CPU when ``-march=native`` is used. It is built in a temporary folder and renamed
 into place under a per-key lock, so concurrent processes wait for one build and never
 see a half-written ``.gch``; one whose size or time disagrees with ``pch.json`` is
-rebuilt. A failed build leaves a ``failed`` record (no retry for that key), and the
+rebuilt. The PCH is built when a second module of a flag set is compiled (building it costs
+more than it saves on one module; ``KPC_PCH=eager`` builds it for the first). A failed build leaves a ``failed`` record (no retry for that key), and the
 module compiles without a PCH. GCC ignores an unusable ``.gch`` silently unless
 ``-Winvalid-pch`` is given: kpc gives it, and a PCH that GCC reports as not used is
 marked ``rejected`` and not offered again.
@@ -52,6 +53,12 @@ def disabled_by_environment(environ: Optional[Mapping[str, str]] = None) -> bool
     """``KPC_PCH=0`` (or ``off``, ``no``, ``false``) turns precompiled headers off."""
     environ = os.environ if environ is None else environ
     return environ.get("KPC_PCH", "1").strip().lower() in ("0", "off", "no", "false")
+
+
+def eager(environ: Optional[Mapping[str, str]] = None) -> bool:
+    """``KPC_PCH=eager``: build the PCH for the first module of a flag set, not the second."""
+    environ = os.environ if environ is None else environ
+    return environ.get("KPC_PCH", "").strip().lower() == "eager"
 
 
 def supported(compiler: str, compiler_id: str, flags: Sequence[str]) -> bool:
@@ -134,6 +141,8 @@ def precompiled_header(
         found = _usable(root / key, key)
         if found is not None or _gave_up(root / key):
             return found
+        if not eager(environ) and not _wanted_before(root, key):
+            return None
         from .cache import BuildCache
 
         with BuildCache(root).locked(key):
@@ -247,6 +256,19 @@ def _usable(directory: Path, key: str) -> Optional[PrecompiledHeader]:
     if record.get("size") != stat.st_size or record.get("mtime_ns") != stat.st_mtime_ns:
         return None
     return found
+
+
+def _wanted_before(root: Path, key: str) -> bool:
+    """Whether a module of this flag set was compiled before (else note that one is now).
+
+    Building the PCH costs more than it saves on one module, so the first module of a flag
+    set compiles without it (a throw-away cache, as in tests, never pays for it) and the
+    second builds it."""
+    marker = root / "wanted" / key
+    if marker.exists():
+        return True
+    write_atomically(marker, f"{time.time()}\n")
+    return False
 
 
 def _gave_up(directory: Path) -> bool:
