@@ -287,6 +287,7 @@ def compile_specializations(path, requests, space: str = "openmp", source: str |
     from kpc import __version__
     from kpc.backend.kokkos.emitter import Specialization, emit_translation_unit
     from kpc.runtime.cache import BuildCache, cache_key
+    from kpc.runtime.dispatch import SpecializationTypeError
     from kpc.runtime.toolchain import compile_extension, extension_suffix, toolchain_for
 
     path = os.path.abspath(os.fspath(path))
@@ -304,8 +305,20 @@ def compile_specializations(path, requests, space: str = "openmp", source: str |
                 break
         else:
             rounds.append({function: tuple(types)})
-    specializations = [_typed_specialization(path, source, entries, auto_parallel) for entries in rounds]
-    specializations = [Specialization(module, list(entries)) for module, entries in zip(specializations, rounds)]
+    pending, rounds, typed = rounds, [], []
+    while pending:
+        entries = pending.pop(0)
+        try:
+            typed.append(_typed_specialization(path, source, entries, auto_parallel))
+        except SpecializationTypeError:
+            if len(entries) == 1:
+                raise
+            # kernels calling one helper with different argument types (welford(x) and
+            # welford(X[:, j])): each is typed in a scope of its own
+            pending = [{function: types} for function, types in entries.items()] + pending
+            continue
+        rounds.append(entries)
+    specializations = [Specialization(module, list(entries)) for module, entries in zip(typed, rounds)]
     stem = os.path.splitext(os.path.basename(path))[0]
     unit = emit_translation_unit(specializations, space=space, source=path, generated_name=f"{stem}.kokkos.cpp")
 

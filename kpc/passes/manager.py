@@ -20,6 +20,7 @@ PIPELINES = {
         "infer-types",
         "infer-view-dims",
         "error-model",
+        "inline-array-calls",
         "double-buffer",
         "lower-numpy",
         "propagate-constants",
@@ -33,6 +34,7 @@ PIPELINES = {
     "pykokkos": [
         "infer-types",
         "infer-view-dims",
+        "inline-array-calls",
         "double-buffer",
         "lower-numpy",
         "propagate-constants",

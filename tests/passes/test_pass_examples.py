@@ -81,6 +81,19 @@ EXAMPLES = {
                 u = v
             return u
         """),
+    "inline-array-calls": ([], {"total": "(f8[::1],)"}, """
+        @njit
+        def scaled(x, a):
+            out = np.empty_like(x)
+            for i in range(x.shape[0]):
+                out[i] = a * x[i]
+            return out
+
+        @njit
+        def total(x):
+            y = scaled(x, 2.0)
+            return y.sum()
+        """),
     "simplify-powers": (ANALYSIS, {"lj": "(f8,)"}, """
         @njit
         def lj(r):
@@ -169,7 +182,7 @@ def test_docstring_example(name):
 def test_every_pass_of_mine_has_an_example():
     mine = {"parallelize", "recognize-reductions", "infer-dispatch", "cost-guard", "simplify-powers",
             "choose-schedule", "flatten-mdrange", "materialize-subviews", "propagate-constants",
-            "double-buffer"}
+            "double-buffer", "inline-array-calls"}
     assert mine <= set(PASSES) and mine == set(EXAMPLES)
 
 

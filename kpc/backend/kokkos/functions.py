@@ -15,9 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kpc.ir import nodes as n
-from kpc.ir.queries import assigned_names, expr_names, target_names
+from kpc.ir.queries import assigned_names, expr_names, nested_bodies, target_names
 from kpc.ir.types import BOOL, FLOAT64, INT64, ArrayType, NoneType, ScalarType, TupleType, Type, promote
-from kpc.passes.aliasing import is_view_expr, name_bindings, view_roots
+from kpc.passes.aliasing import is_view_expr, name_bindings, view_base_name, view_roots
 
 from . import analysis
 from .cxx import BackendError, c_string, identifier, literal, scalar_type, value_type
@@ -104,6 +104,11 @@ IDENTITY = {
 }
 
 
+def _allocation(value) -> bool:
+    """Whether ``value`` allocates a new array (``np.zeros(n)``, ``np.empty_like(x)``, ...)."""
+    return isinstance(value, n.Call) and value.kind == "numpy" and value.func in ALLOCATORS
+
+
 def _join(op: str, t, field_: str) -> str:
     if op == "sum":
         return f"{field_} += other.{field_};"
@@ -141,6 +146,45 @@ class FunctionEmitter:
         self.uses_scatter = False
         skip = {p.name for p in function.params}
         self.plan = analysis.plan_declarations(function.body, skip, self.is_region)
+        self.rebound = self.rebound_arrays()
+
+    def rebound_arrays(self) -> dict:
+        """Local array names bound by several assignments outside parallel regions (``if c:
+        y = np.zeros(n) else: y = x``; ``v = v[1:]`` in a loop): name -> the C++ view type
+        declared once at the top of the function, which every binding converts to (a view
+        is a handle: rebinding copies no data). LayoutRight when every binding allocates,
+        LayoutStride otherwise. Their inline declarations are dropped from the plan."""
+        if self.variant != "host":
+            return {}
+        bindings: dict = {}
+
+        def visit(block) -> None:
+            for stmt in block:
+                if isinstance(stmt, n.For) and self.is_region(stmt):
+                    for name in assigned_names([stmt]):
+                        bindings.setdefault(name, []).append(None)  # bound in a region: not here
+                    continue
+                if isinstance(stmt, n.Assign) and isinstance(stmt.target, n.Name):
+                    bindings.setdefault(stmt.target.id, []).append(stmt)
+                for nested in nested_bodies(stmt):
+                    visit(nested)
+
+        visit(self.function.body)
+        params = {p.name for p in self.function.params}
+        rebound = {}
+        for name, stmts in bindings.items():
+            t = self.types.get(name)
+            if not isinstance(t, ArrayType) or len(stmts) < (1 if name in params else 2) or None in stmts:
+                continue
+            allocates = name not in params and all(_allocation(s.value) for s in stmts)
+            layout = "Kokkos::LayoutRight" if allocates else "Kokkos::LayoutStride"
+            rebound[name] = f"kpc::view<{scalar_type(t.dtype)}, {t.ndim}, {layout}>"
+            self.plan.inline -= {(id(s), name) for s in stmts}
+            for names in self.plan.top.values():
+                if name in names:
+                    names.remove(name)
+            self.plan.top.setdefault(id(self.function.body), []).append(name)
+        return rebound
 
     # ------------------------------------------------------------ scope protocol
     def type_of(self, name: str) -> Type:
@@ -156,6 +200,10 @@ class FunctionEmitter:
         if call.func not in module.functions:
             raise BackendError(f"call of unknown kernel {call.func}", call.loc)
         callee = module.functions[call.func]
+        if _has_array(callee.return_type):
+            raise BackendError(f"@{callee.name} returns an array: kpc inlines such a call (pass inline-array-calls) "
+                               f"only when @{callee.name}'s one return is its last statement and the call is not "
+                               f"in a condition, a loop header or a branch of and/or/if-else", call.loc)
         args = list(call.args)
         for param in callee.params[len(args):]:
             if param.name in call.kwargs:
@@ -197,7 +245,9 @@ class FunctionEmitter:
         for p in f.params:
             if isinstance(p.type, ArrayType):
                 template_params.append(f"class V_{p.name}")
-                params.append(f"const V_{p.name}& {identifier(p.name)}")
+                # a rebound parameter is a local view initialized from the argument
+                text = f"kpc_arg_{p.name}" if p.name in self.rebound else identifier(p.name)
+                params.append(f"const V_{p.name}& {text}")
             else:
                 params.append(f"{value_type(p.type)} {identifier(p.name)}")
         if self.returns_python_objects():
@@ -235,6 +285,14 @@ class FunctionEmitter:
     def declare_top(self, block) -> None:
         for name in self.plan.top.get(id(block), []):
             t = self.type_of(name)
+            if name in self.rebound:
+                param = any(p.name == name for p in self.function.params)
+                initial = f" = kpc_arg_{name}" if param else ""
+                self.emit_line(f"{self.rebound[name]} {identifier(name)}{initial};")
+                owner = self.owners.get(name, "pybind11::none()") if param else "pybind11::none()"
+                self.owners[name] = f"kpc_own_{name}"  # the NumPy array it views, when kpc allocated it
+                self.emit_line(f"pybind11::object {self.owners[name]} = {owner};")
+                continue
             if isinstance(t, ArrayType):
                 raise BackendError(
                     f"array variable {name!r} of @{self.function.name} is assigned in several places; "
@@ -278,8 +336,14 @@ class FunctionEmitter:
     def assign_name(self, s, name: str, value) -> None:
         t = self.type_of(name)
         lhs = self.name_text(name)
-        if isinstance(value, n.Call) and value.kind == "numpy" and value.func in ALLOCATORS:
+        if _allocation(value):
             self.allocate(s, name, value, t)
+            return
+        if name in self.rebound:
+            self.emit_line(f"{lhs} = {self.expr.emit(value)};")
+            base = view_base_name(value) if is_view_expr(value) else None
+            if base in self.owners:  # keeps the viewed array alive as long as the name views it
+                self.emit_line(f"{self.owners[name]} = {self.owners[base]};")
             return
         if isinstance(t, ArrayType):
             if not self.declares(s, name):
@@ -357,7 +421,8 @@ class FunctionEmitter:
         if self.variant != "host" or self.in_region:
             self.allocate_scratch(s, name, call, t)
             return
-        if not self.declares(s, name) or not isinstance(t, ArrayType):
+        rebound = name in self.rebound
+        if not (self.declares(s, name) or rebound) or not isinstance(t, ArrayType):
             raise BackendError(f"array {name!r} must be allocated once, before its uses", s.loc)
         func = call.func.replace("numpy.", "np.")
         args = list(call.args)
@@ -376,8 +441,9 @@ class FunctionEmitter:
         ct = scalar_type(t.dtype)
         owner = f"kpc_own_{name}"
         lhs = self.name_text(name)
-        self.emit_line(f"auto {owner} = kpc::empty<{ct}, {t.ndim}>({{{', '.join(shape)}}});")
-        self.emit_line(f"auto {lhs} = kpc::view_of_array<{ct}, {t.ndim}, Kokkos::LayoutRight>({owner});")
+        declare = "" if rebound else "auto "  # a rebound name: declared at the top (rebound_arrays)
+        self.emit_line(f"{declare}{owner} = kpc::empty<{ct}, {t.ndim}>({{{', '.join(shape)}}});")
+        self.emit_line(f"{declare}{lhs} = kpc::view_of_array<{ct}, {t.ndim}, Kokkos::LayoutRight>({owner});")
         fill = None
         if func in ("np.zeros", "np.zeros_like"):
             fill = literal(0, t.dtype)
@@ -575,6 +641,8 @@ class FunctionEmitter:
         """A returned value as a Python object: arrays are the NumPy arrays that own them."""
         if isinstance(t, ArrayType):
             owned = self.owned_arrays(expr.id) if isinstance(expr, n.Name) else None
+            if owned and expr.id in self.rebound and all(name in self.owners for name in owned):
+                return self.owners[expr.id]  # the array its last binding viewed (rebound_arrays)
             if owned and len(owned) == 1 and owned[0] in self.owners:
                 return self.owners[owned[0]]  # the array itself, or a name bound only to it (``e = edges``)
             if owned and len(owned) > 1 and all(name in self.owners for name in owned):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from kpc.ir import nodes as n
 from kpc.ir.intrinsics import HOST_ROUTINES
+from kpc.ir.types import ArrayType
 from kpc.ir.nodes import NOLOC, Loc
 
 
@@ -70,6 +71,12 @@ def require_numba_semantics(module, name: str) -> None:
                     or isinstance(node, n.Call) and node.kind == "builtin" and node.func == "complex":
                 raise Unsupported(f"complex numbers in '{other}'", loc_of(node),
                                   "upstream PyKokkos has no complex scalar or view type; the kernel stays Numba")
+            if (isinstance(node, n.Assign) and isinstance(node.target, n.Name)
+                    and any(p.name == node.target.id and isinstance(p.type, ArrayType) for p in function.params)):
+                raise Unsupported(f"array parameter '{node.target.id}' rebound in '{other}'", node.loc,
+                                  "a PyKokkos workunit's view arguments are fixed for the call (a rebound name "
+                                  "such as `x = x.copy()` would still write the caller's array); the kernel "
+                                  "stays Numba")
             if isinstance(node, n.Call) and node.kind == "random":
                 raise Unsupported(f"{node.func}() in '{other}'", node.loc,
                                   "kpc maps np.random to Kokkos random pools, which upstream PyKokkos does not "
