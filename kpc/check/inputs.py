@@ -206,6 +206,8 @@ def _materialize(value: object, layout: str) -> object:
 def _sentinel(dtype: np.dtype) -> object:
     if dtype.kind == "f":
         return np.nan
+    if dtype.kind == "c":
+        return complex(np.nan, np.nan)
     if dtype.kind == "b":
         return True
     if dtype.kind == "u":
@@ -221,7 +223,7 @@ def _padding_intact(arr: object) -> bool:
         return True
     gaps = buf[..., 1::2]
     sentinel = _sentinel(arr.dtype)
-    if arr.dtype.kind == "f":
+    if arr.dtype.kind in "fc":
         return bool(np.isnan(gaps).all())
     return bool((gaps == sentinel).all())
 

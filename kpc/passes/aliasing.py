@@ -28,13 +28,17 @@ def is_view_expr(expr) -> bool:
         if not all(_is_view_entry(e) for e in expr.indices):
             return False
         return is_view_expr(expr.base)
-    if isinstance(expr, n.Attribute) and expr.attr == "T":
+    if isinstance(expr, n.Attribute) and expr.attr in VIEW_ATTRIBUTES:
         return is_view_expr(expr.value)
     if isinstance(expr, n.Call) and expr.kind == "numpy" and expr.func in FLIPS and expr.args:
         return is_view_expr(expr.args[0])
     return False
 
 
+# Array attributes that are views of the array: its transpose, the parts of its complex
+# numbers (``a.real`` of real numbers is ``a`` and ``a.imag`` zeros: lower-numpy rewrites the
+# one, the other is read only).
+VIEW_ATTRIBUTES = {"T", "real", "imag"}
 # NumPy calls that return a reversed view of their first argument.
 FLIPS = {"np.flip", "np.fliplr", "np.flipud"}
 
@@ -68,7 +72,7 @@ def view_base_name(expr) -> str | None:
             return expr.id
         if isinstance(expr, n.Index):
             expr = expr.base
-        elif isinstance(expr, n.Attribute) and expr.attr == "T":
+        elif isinstance(expr, n.Attribute) and expr.attr in VIEW_ATTRIBUTES:
             expr = expr.value
         else:
             return None

@@ -454,6 +454,10 @@ class ElementLowering:
             return self.index_value(self.array(expr.base, pre), expr.indices, pre, expr)
         if isinstance(expr, n.Attribute) and expr.attr == "T":
             return self.transpose(self.array(expr.value, pre), None)
+        if isinstance(expr, n.Attribute) and expr.attr in ("real", "imag"):
+            # Each element's part (``a.imag`` of real numbers: zeros, as the scalar's).
+            return self.elementwise([expr.value], ty.dtype, pre,
+                                    lambda a: n.Attribute(a, expr.attr, ty.dtype, self.loc), hint)
         if isinstance(expr, n.BinOp):
             if expr.op == "@":
                 return self.matmul(expr.left, expr.right, ty.dtype, pre, expr)

@@ -55,6 +55,9 @@ What the emitters get after this pass (``array_level_nodes`` is empty), in full:
   name that is written through, returned or passed to a kernel, or passed to a kernel
   or returned directly. A strided or transposed view that is written through or passed
   to a kernel is rejected.
+- **Parts of complex arrays**: ``a.real``/``a.imag`` are read per element (``a[i0].imag``),
+  a name bound to one like any view read through; ``.real`` of a real array is the array
+  itself (rewritten before lowering); a write through a part of a complex array is rejected.
 - **Host routines**: ``np.linalg.solve/inv/cholesky``, ``np.histogram`` and ``np.cov``
   allocate their results (under the names they are assigned to, else ``tmp<k>``) and a
   builtin ``ExprStmt`` of ``ir.intrinsics.HOST_ROUTINES`` fills them:
@@ -210,7 +213,8 @@ def array_level_nodes(function: n.Function) -> list:
             left.append(node)
         elif isinstance(node, n.Call) and isinstance(node.type, ArrayType) and id(node) not in allowed:
             left.append(node)
-        elif isinstance(node, n.Attribute) and node.attr == "T":
+        elif isinstance(node, n.Attribute) and (node.attr == "T" or node.attr in ("real", "imag")
+                                                and isinstance(node.type, ArrayType)):
             left.append(node)
         elif isinstance(node, n.Index) and any(isinstance(getattr(e, "type", None), ArrayType)
                                                for e in node.indices):
@@ -223,6 +227,8 @@ class FunctionLowering:
 
     def __init__(self, function: n.Function):
         self.function = function
+        real_arrays_as_their_real_part(function)
+        refuse_writes_through_parts(function)
         store_through_destination(function)
         self.namer = Namer(function)
         self.roots = view_roots(function)
@@ -327,8 +333,11 @@ class FunctionLowering:
                 low.lower_children(value, pre)
                 return [s]
             if target.id in self.shared_views and is_view_like(value):
-                low.fail(f"the strided or transposed view `{target.id} = {value}`, written through or "
-                         "passed to a kernel", value, "Kokkos subviews have unit steps; pass the base array")
+                parts = any(isinstance(x, n.Attribute) and x.attr in ("real", "imag") for x in n.walk(value))
+                kind = "view of the parts of complex numbers" if parts else "strided or transposed view"
+                low.fail(f"the {kind} `{target.id} = {value}`, written through or passed to a kernel", value,
+                         "write the complex elements (a[i] = complex(v, a[i].imag))" if parts else
+                         "Kokkos subviews have unit steps; pass the base array")
             draws = isinstance(value, n.Call) and value.kind == "random"
             array = low.draws(value, pre) if draws else low.array(value, pre)
             if array.temporary is not None:
@@ -699,6 +708,48 @@ TRANSCENDENTAL = {"exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin"
 def is_transcendental(value) -> bool:
     return any(isinstance(node, n.Call) and short_name(node.func) in TRANSCENDENTAL
                or isinstance(node, n.BinOp) and node.op == "**" for node in n.walk(value))
+
+
+def real_arrays_as_their_real_part(function: n.Function) -> None:
+    """``a.real`` of an array of real numbers is ``a`` itself in Numba (a writable view of all
+    of it): every such attribute is replaced by its array, in place."""
+    def unwrap(value):
+        while isinstance(value, n.Attribute) and value.attr == "real" and isinstance(value.type, ArrayType) \
+                and not value.value.type.dtype.is_complex:
+            value = value.value
+        return value
+
+    for node in n.walk(function):
+        for field in getattr(node, "__dataclass_fields__", ()):
+            value = getattr(node, field)
+            if isinstance(value, list):
+                setattr(node, field, [unwrap(v) for v in value])
+            elif isinstance(value, dict):
+                setattr(node, field, {k: unwrap(v) for k, v in value.items()})
+            elif isinstance(value, n.Attribute):
+                setattr(node, field, unwrap(value))
+
+
+def refuse_writes_through_parts(function: n.Function) -> None:
+    """``a.real[i] = v``, ``a.imag[:] = w`` and ``f(a.real)`` of a complex ``a``: kpc reads the
+    parts of complex arrays element by element and has no view of them to write through."""
+    for node in n.walk(function):
+        if isinstance(node, (n.Assign, n.AugAssign)):
+            targets = node.target.elements if isinstance(node.target, n.TupleExpr) else [node.target]
+        elif isinstance(node, n.Call) and node.kind == "kernel":
+            targets = [a for a in node.args if is_view_expr(a)]
+        else:
+            continue
+        for target in targets:
+            expr = target
+            while isinstance(expr, (n.Index, n.Attribute)):
+                if isinstance(expr, n.Attribute) and expr.attr in ("real", "imag") \
+                        and isinstance(expr.type, ArrayType):
+                    where = "passed to a kernel" if isinstance(node, n.Call) else "written through"
+                    raise NumpyLoweringError(f"`{target}`, the .{expr.attr} part of a complex array {where}",
+                                             target.loc, "write the complex elements instead: "
+                                                         "a[i] = complex(v, a[i].imag)")
+                expr = expr.value if isinstance(expr, n.Attribute) else expr.base
 
 
 def store_through_destination(function: n.Function) -> None:

@@ -426,8 +426,14 @@ def attribute_type(base: Type, attr: str) -> Type:
         if base.is_complex:
             return FLOAT32 if base == COMPLEX64 else FLOAT64
         return base
+    if attr in ("real", "imag") and isinstance(base, ArrayType):
+        # Numba: views of the parts of a complex array; of a real array, .real is the array
+        # itself and .imag a read-only array of zeros.
+        if base.dtype.is_complex:
+            return ArrayType(FLOAT32 if base.dtype == COMPLEX64 else FLOAT64, base.ndim, "A", base.readonly)
+        return base if attr == "real" else ArrayType(base.dtype, base.ndim, "C", True)
     if attr in ("real", "imag"):
-        raise TypingFailure(f".{attr} of {base} (kpc: of scalars only)")
+        raise TypingFailure(f".{attr} needs a number or an array, got {base}")
     if not isinstance(base, ArrayType):
         raise TypingFailure(f".{attr} needs an array, got {base}")
     if attr == "shape":

@@ -5,7 +5,10 @@ complex operands (float32 with complex64 stays complex64, float64 gives complex1
 minus, `==`/`!=`; `.real`, `.imag`, `.conjugate()`, `abs(z)`; `np.exp`, `np.sqrt`, `np.abs`,
 `np.real`, `np.imag`, `np.conj`; complex scalars returned to Python; complex arguments
 (Python complex, np.complex128) and complex64/complex128 arrays read, written and allocated
-with `np.empty(n, dtype=np.complex128)`; a sum of complex values in a loop and in prange.
+with `np.empty(n, dtype=np.complex128)`; a sum of complex values in a loop and in prange;
+`.real`/`.imag` (and `np.real`/`np.imag`) of complex arrays, 1-D and 2-D, in expressions and
+reductions and bound to names that see later writes to the array (Numba's views, float32
+for complex64), and of real arrays (`.real` the array itself, written through; `.imag` zeros).
 Division by a complex zero raises ZeroDivisionError as in Numba: tests/backend/test_complex.py.
 """
 import numpy as np
@@ -65,6 +68,32 @@ def parallel_total(z):
     return s
 
 
+@njit
+def parts(z):
+    return z.real.sum(), np.abs(z.imag).max(), z.real * 2.0 - np.imag(z)
+
+
+@njit
+def part_views(z, out):
+    re = z.real
+    im = np.imag(z)
+    for i in range(z.shape[0]):
+        out[i] = z[i].real + re[i] * im[i]
+    z[0] = 1.5 + 2.5j
+    return re[0] + im[0]
+
+
+@njit
+def parts_2d(z):
+    return z.real.sum(axis=0), np.abs(z.imag), (z.real ** 2 + z.imag ** 2).max()
+
+
+@njit
+def real_parts(x, out):
+    out.real[:] = x.real * 2
+    return x.imag.sum() + np.real(x).max(), x.imag
+
+
 KPC_CASES = {
     "rotate": {
         "args": {"x": ("n",), "y": ("n",), "out": ("n",)},
@@ -98,6 +127,30 @@ KPC_CASES = {
         "args": {"z": ("n",)},
         "dtypes": ["complex128", "complex64"],
         "sizes": [{"n": 1}, {"n": 100}],
+    },
+    "parts": {
+        "args": {"z": ("n",)},
+        "dtypes": ["complex128", "complex64"],
+        "sizes": [{"n": 1}, {"n": 60}],
+        "layouts": ["C", "strided"],
+    },
+    "part_views": {
+        "args": {"z": ("n",), "out": {"kind": "array", "shape": ("n",), "dtype": "float64"}},
+        "dtypes": ["complex128"],
+        "sizes": [{"n": 1}, {"n": 25}],
+        "writes": ["z", "out"],
+    },
+    "parts_2d": {
+        "args": {"z": ("n", "m")},
+        "dtypes": ["complex128", "complex64"],
+        "sizes": [{"n": 1, "m": 3}, {"n": 7, "m": 5}],
+        "layouts": ["C", "F", "strided"],
+    },
+    "real_parts": {
+        "args": {"x": ("n",), "out": ("n",)},
+        "dtypes": ["float64", "float32", "int64"],
+        "sizes": [{"n": 1}, {"n": 40}],
+        "writes": ["out"],
     },
     "parallel_total": {
         "args": {"z": ("n",)},

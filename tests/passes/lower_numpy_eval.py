@@ -184,6 +184,8 @@ def _expr(e, env):
         return tuple(_expr(x, env) for x in e.elements)
     if isinstance(e, n.Attribute) and e.attr == "shape":
         return env[e.value.id].shape
+    if isinstance(e, n.Attribute) and e.attr in ("real", "imag"):
+        return getattr(_expr(e.value, env), e.attr)
     if isinstance(e, n.Call):
         if e.kind == "numpy":
             if e.func != "np.empty":

@@ -688,6 +688,33 @@ def test_strided_view_written_through_is_rejected():
         lower_function(f)
 
 
+@pytest.mark.parametrize("write, message", [
+    ("z.real[0] = 1.0", "the .real part of a complex array written through"),
+    ("z.imag[1:] += 1.0", "the .imag part of a complex array written through"),
+    ("re = z.real\n    re[0] = 1.0", "view of the parts of complex numbers `re = z.real`"),
+])
+def test_writes_through_parts_of_complex_arrays_are_rejected(write, message):
+    from kpc.frontend import parse_module
+    from kpc.passes.manager import run_pipeline
+
+    module = parse_module(f"from numba import njit\n@njit('void(c16[:])')\ndef k(z):\n    {write}\n", "m.py")
+    run_pipeline(module, PassContext(target="kokkos"), after="lower-numpy")
+    assert message in module.rejected["k"].diagnostic.message
+
+
+def test_parts_of_arrays_are_read_element_by_element():
+    from kpc.frontend import parse_module
+    from kpc.passes.manager import run_pipeline
+
+    module = parse_module("import numpy as np\nfrom numba import njit\n"
+                          "@njit('f8(c16[:], f8[:], f8[:])')\ndef k(z, x, out):\n"
+                          "    out.real[:] = z.imag * x.real\n    return np.real(z).sum() + x.imag.max()\n", "m.py")
+    run_pipeline(module, PassContext(target="kokkos"), after="lower-numpy")
+    text = format_function(module.functions["k"])
+    assert "out[i3] = z[i3].imag * x[i3]" in text and "sum0 += z[i1].real" in text, text
+    assert array_level_nodes(module.functions["k"]) == []
+
+
 def test_module_doctests():
     import doctest
 
