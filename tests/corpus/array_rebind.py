@@ -71,7 +71,7 @@ def normalize_steps(x, steps):
 
 @njit
 def power_iteration(a, steps):
-    v = np.ones(a.shape[0])
+    v = np.ones(a.shape[1])
     for k in range(steps):
         w = a @ v
         v = w / np.sqrt((w * w).sum() + 1.0)

@@ -45,6 +45,7 @@ def test_corpus_file_through_frontend(path, cases):
         pytest.skip(f"frontend: {str(error).splitlines()[0]}")
     ctx = PassContext(target="kokkos", verify=True)
     run_pipeline(module, ctx, after="infer-view-dims", verifier=verify)
+    run_pipeline(module, ctx, names=["inline-array-calls"], verifier=verify)  # kernels returning arrays
     before = {name: _uses_numpy(f) for name, f in module.functions.items()}
     run_pipeline(module, ctx, names=["lower-numpy"], verifier=verify)
     namespace = {"np": np, "math": math, "prange": range}
