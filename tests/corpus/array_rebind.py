@@ -8,7 +8,8 @@ a window that shrinks by rebinding to a slice (`w = w[k:]`) in a `while` loop, 1
 2-D; `v = v / v.sum() + 1.0` in a time loop (a new array per step, the last one returned);
 a power iteration written with `@`; a parameter rebound to its own copy (`u = u.copy()`), to
 a slice (`x = x[k:]`), or to a copy in one branch only (the caller's array is written when
-the copy is not made). kpc declares such a name once as a view (a handle:
+the copy is not made); a copy returned after its rows were passed to a helper that swaps their
+elements (`row = out[r]`: another name viewing part of it). kpc declares such a name once as a view (a handle:
 rebinding copies nothing) and keeps the NumPy array it last viewed alive; it used to keep
 these kernels as Numba ("array variable 'y' ... is assigned in several places").
 """
@@ -100,6 +101,23 @@ def maybe_copy(x, flag):
     return x
 
 
+@njit
+def _order(v, i, j):
+    if v[i] > v[j]:
+        v[i], v[j] = v[j], v[i]
+
+
+@njit
+def sort3_rows(a):
+    out = a.copy()
+    for r in range(out.shape[0]):
+        row = out[r]
+        _order(row, 0, 1)
+        _order(row, 1, 2)
+        _order(row, 0, 1)
+    return out
+
+
 KPC_CASES = {
     "branch_alloc": {
         "args": {"x": ("n",), "flag": {"kind": "scalar", "value": "flag"}},
@@ -155,6 +173,12 @@ KPC_CASES = {
         "writes": ["x"],
         "dtypes": ["float64", "int64"],
         "sizes": [{"n": 1, "flag": 1}, {"n": 5, "flag": 0}, {"n": 5, "flag": 1}],
+        "layouts": ["C", "strided"],
+    },
+    "sort3_rows": {
+        "args": {"a": ("n", 3)},
+        "dtypes": ["float64", "int64"],
+        "sizes": [{"n": 1}, {"n": 8}],
         "layouts": ["C", "strided"],
     },
 }

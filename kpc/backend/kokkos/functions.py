@@ -629,11 +629,18 @@ class FunctionEmitter:
     def owned_arrays(self, name: str) -> list | None:
         """The arrays (parameters, allocations) whose memory ``name`` may hold when bound only
         to whole arrays (``u, v = v, u``); None when it may hold part of one (``u = a[1:]``)."""
-        all_roots = view_roots(self.function)
-        roots = all_roots.get(name, {name})
-        for target, value in name_bindings(self.function):
-            if isinstance(target.type, ArrayType) and roots & all_roots.get(target.id, set()) \
-                    and is_view_expr(value) and not isinstance(value, n.Name):
+        roots = view_roots(self.function).get(name, {name})
+        bindings = name_bindings(self.function)
+        reach, changed = {name}, True  # the names whose value ``name`` may take (u = v, swaps)
+        while changed:
+            changed = False
+            for target, value in bindings:
+                if target.id in reach and isinstance(value, n.Name) and value.id not in reach:
+                    reach.add(value.id)
+                    changed = True
+        for target, value in bindings:  # another name viewing part of it (row = out[r]) is no matter
+            if target.id in reach and isinstance(target.type, ArrayType) and is_view_expr(value) \
+                    and not isinstance(value, n.Name):
                 return None
         return sorted(roots)
 
