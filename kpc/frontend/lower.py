@@ -276,6 +276,8 @@ class FunctionLowering:
         if node.orelse:
             raise self.reject(node, "for-else")
         kind = self.range_kind(node.iter)
+        if kind is None and self.constant_tuple(node.iter) is not None:
+            return self.tuple_loop(node)
         if kind is None:
             return self.element_loop(node)
         if not isinstance(node.target, ast.Name):
@@ -293,6 +295,57 @@ class FunctionLowering:
             step = args[2] if len(args) == 3 else n.Const(1, loc=args[1].loc)
         var = n.Name(node.target.id, loc=self.loc(node.target))
         return [n.For(var, start, stop, step, self.block(node.body), kind=kind, loc=self.loc(node))]
+
+    def constant_tuple(self, node) -> list | None:
+        """The elements of a tuple of number constants a loop runs over (``(0, 1)``, ``(0.25, 0.5)``,
+        a module constant ``W = (1, 2)``), as ``Const`` nodes; None for any other iterable."""
+        if isinstance(node, ast.Tuple):
+            if not node.elts or any(isinstance(e, ast.Starred) for e in node.elts):
+                return None
+            elements = []
+            for element in node.elts:
+                value = self.expr(element) if isinstance(element, (ast.Constant, ast.Name, ast.UnaryOp)) else None
+                if not isinstance(value, (n.Const, n.GlobalConst)):
+                    return None
+                elements.append(n.Const(value.value, loc=self.loc(element)))
+        elif isinstance(node, ast.Name) and node.id not in self.locals and node.id in self.scope.constants:
+            value = self.scope.constants[node.id]
+            if not isinstance(value, tuple) or not value:
+                return None
+            elements = [n.Const(v, loc=self.loc(node)) for v in value]
+        else:
+            return None
+        if not all(type(e.value) in (bool, int, float, complex) for e in elements):
+            return None
+        return elements
+
+    def tuple_loop(self, node: ast.For) -> list:
+        """``for c in (0, 1):`` runs over the tuple's positions, selecting the element at the top
+        of the body: ``for c_index in range(0, 2): c = 0 if c_index == 0 else 1``.
+
+        Numba iterates a tuple of one type only (``(0, 1)``, ``(0.25, 0.5, 0.25)``); a tuple
+        mixing ints and floats does not compile in Numba, so it is refused here too. The body
+        is lowered once (break, continue and return keep their meaning, a long body is not
+        copied); the selection is a few compares on a loop index the C++ compiler can unroll.
+        """
+        loc = self.loc(node)
+        if not isinstance(node.target, ast.Name):
+            raise self.reject(node.target, "tuple loop target", ast.unparse(node.target))
+        elements = self.constant_tuple(node.iter)
+        if len({type(e.value) for e in elements}) > 1:
+            raise self.reject(node.iter, "iteration over a non-array",
+                              f"for ... in {ast.unparse(node.iter)} mixes "
+                              f"{' and '.join(sorted({type(e.value).__name__ for e in elements}))} "
+                              "(Numba iterates tuples of one type only)")
+        index = self.fresh_name(f"{node.target.id}_index")
+        selected = elements[-1]
+        for position in range(len(elements) - 2, -1, -1):
+            test = n.Compare("==", n.Name(index, loc=loc), n.Const(position, loc=loc), loc=loc)
+            selected = n.IfExp(test, elements[position], selected, loc=loc)
+        body = [n.Assign(n.Name(node.target.id, loc=self.loc(node.target)), selected, loc=self.loc(node.target))]
+        body += self.block(node.body)
+        return [n.For(n.Name(index, loc=loc), n.Const(0, loc=loc), n.Const(len(elements), loc=loc),
+                      n.Const(1, loc=loc), body, loc=loc)]
 
     def element_loop(self, node: ast.For) -> list:
         """``for v in a``, ``for i, v in enumerate(a)``, ``for v, w in zip(a, b)``: an index loop.

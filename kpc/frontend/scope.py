@@ -2,9 +2,14 @@
 
 Imports give aliases (``import numpy as np``, ``from numba import njit, prange``,
 ``from math import sqrt``); top-level assignments of numbers give constants that
-kernels freeze, as Numba does (``N = 3``, ``TWO_PI = 2 * math.pi``); ``def``s are
+kernels freeze, as Numba does (``N = 3``, ``TWO_PI = 2 * math.pi``,
+``WR, WG, WB = 0.299, 0.587, 0.114``, ``SQRT_2PI = np.sqrt(2.0 * np.pi)``); ``def``s are
 kernels or plain Python functions. Nothing of the user's module is executed: constants
-are evaluated from the syntax tree with a small evaluator over numbers and ``math``.
+are evaluated from the syntax tree with a small evaluator over numbers, earlier
+constants, ``math`` and NumPy's elementary functions (computed by NumPy itself, so the
+value is the one the module would get) and ``int``/``float``/``abs``/``min``/``max``/``round``.
+A value Numba would not freeze as a number of its own type (an int beyond int64, a
+NumPy float32) is not a constant.
 
 >>> import ast
 >>> scope = ModuleScope.from_tree(ast.parse("import numpy as np\\nfrom math import pi\\nN = 3\\nM = 2 * N + 1"))
@@ -12,6 +17,9 @@ are evaluated from the syntax tree with a small evaluator over numbers and ``mat
 ('numpy.sum', 7)
 >>> scope.qualify(ast.parse("pi", mode="eval").body)
 'math.pi'
+>>> scope = ModuleScope.from_tree(ast.parse("import numpy as np\\nA, (B, C) = 1, (2.0, np.sqrt(2.0))"))
+>>> scope.constants["A"], scope.constants["B"], scope.constants["C"]
+(1, 2.0, 1.4142135623730951)
 """
 
 from __future__ import annotations
@@ -20,6 +28,8 @@ import ast
 import math
 import operator
 from dataclasses import dataclass, field
+
+import numpy as np
 
 _BINOPS = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
@@ -37,6 +47,17 @@ NUMPY_CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan,
 _PURE_MATH = {"sqrt", "exp", "log", "log2", "log10", "sin", "cos", "tan", "atan", "atan2",
               "floor", "ceil", "fabs", "pow", "hypot", "radians", "degrees", "asin", "acos",
               "sinh", "cosh", "tanh", "log1p", "expm1", "erf", "gamma"}
+# np.<f> of numbers: evaluated by NumPy, the result a float64/int64/bool scalar.
+_PURE_NUMPY = {"sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos",
+               "tan", "arcsin", "arccos", "arctan", "arctan2", "sinh", "cosh", "tanh", "arcsinh",
+               "arccosh", "arctanh", "hypot", "floor", "ceil", "trunc", "rint", "round", "around",
+               "abs", "absolute", "fabs", "power", "square", "deg2rad", "rad2deg", "degrees",
+               "radians", "float64", "int64", "double", "minimum", "maximum"}
+_PURE_BUILTINS = {"int": int, "float": float, "abs": abs, "min": min, "max": max, "round": round}
+# np.finfo(np.float64).<attr>: float64 only (a float32 finfo value is a float32 Numba freezes as such).
+_FINFO_FLOAT64 = {"numpy.float64", "numpy.double", "numpy.float_", "float"}
+_FINFO_ATTRS = {"eps", "max", "min", "tiny", "smallest_normal", "resolution", "epsneg"}
+_INT64 = (-2 ** 63, 2 ** 63 - 1)
 
 
 class NotConstant(Exception):
@@ -99,18 +120,31 @@ class ModuleScope:
             self.classes.add(stmt.name)
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-            value = stmt.value
+            try:
+                value = NotConstant if stmt.value is None else _frozen(self.evaluate(stmt.value))
+            except NotConstant:
+                value = NotConstant
             for target in targets:
-                if isinstance(target, ast.Name) and value is not None:
-                    self._forget(target.id)
-                    try:
-                        self.constants[target.id] = self.evaluate(value)
-                    except NotConstant:
-                        self.variables.add(target.id)
-                else:
-                    for name in _bound_names(target):
-                        self._forget(name)
-                        self.variables.add(name)
+                self._bind(target, value)
+
+    def _bind(self, target, value) -> None:
+        """Bind an assignment target to a constant value (``NotConstant``: a variable), unpacking
+        tuples as Python does (``A, B = 1, 2``)."""
+        if isinstance(target, ast.Name):
+            self._forget(target.id)
+            if value is NotConstant:
+                self.variables.add(target.id)
+            else:
+                self.constants[target.id] = value
+        elif isinstance(target, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in target.elts):
+            parts = value if isinstance(value, tuple) and len(value) == len(target.elts) \
+                else [NotConstant] * len(target.elts)
+            for element, part in zip(target.elts, parts):
+                self._bind(element, part)
+        else:
+            for name in _bound_names(target):
+                self._forget(name)
+                self.variables.add(name)
 
     def _forget(self, name: str) -> None:
         self.aliases.pop(name, None)
@@ -145,6 +179,8 @@ class ModuleScope:
             qualified = self.qualify(node)
             return self._named_constant(qualified)
         if isinstance(node, ast.Attribute):
+            if isinstance(node.value, ast.Call) and node.attr in _FINFO_ATTRS:
+                return self._finfo(node.value, node.attr)
             return self._named_constant(self.qualify(node))
         if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARYOPS:
             return _UNARYOPS[type(node.op)](self._number(node.operand))
@@ -156,13 +192,44 @@ class ModuleScope:
         if isinstance(node, ast.Tuple):
             return tuple(self.evaluate(e) for e in node.elts)
         if isinstance(node, ast.Call) and not node.keywords:
-            qualified = self.qualify(node.func)
-            if qualified and qualified.startswith("math.") and qualified[5:] in _PURE_MATH:
-                try:
-                    return getattr(math, qualified[5:])(*(self._number(a) for a in node.args))
-                except (ArithmeticError, ValueError, TypeError):
-                    raise NotConstant from None
+            return self._call(node)
         raise NotConstant
+
+    def _call(self, node: ast.Call):
+        """``math.f(...)``, ``np.f(...)`` and ``int``/``float``/``abs``/``min``/``max``/``round`` of numbers."""
+        qualified = self.qualify(node.func)
+        if qualified is None and isinstance(node.func, ast.Name) and node.func.id in _PURE_BUILTINS \
+                and not self._shadowed(node.func.id):
+            args = [self._number(a) for a in node.args]
+            function = _PURE_BUILTINS[node.func.id]
+        elif qualified and qualified.startswith("math.") and qualified[5:] in _PURE_MATH:
+            args = [self._number(a) for a in node.args]
+            function = getattr(math, qualified[5:])
+        elif qualified and qualified.startswith("numpy.") and qualified[6:] in _PURE_NUMPY:
+            args = [self._number(a) for a in node.args]
+            if any(isinstance(a, int) and not _INT64[0] <= a <= _INT64[1] for a in args):
+                raise NotConstant
+            return _python_number(_numpy_value(getattr(np, qualified[6:]), args))
+        else:
+            raise NotConstant
+        try:
+            return function(*args)
+        except (ArithmeticError, ValueError, TypeError):
+            raise NotConstant from None
+
+    def _finfo(self, call: ast.Call, attr: str) -> float:
+        if self.qualify(call.func) != "numpy.finfo" or len(call.args) != 1 or call.keywords:
+            raise NotConstant
+        dtype = call.args[0]
+        name = self.qualify(dtype) if not (isinstance(dtype, ast.Name) and dtype.id == "float"
+                                          and not self._shadowed("float")) else "float"
+        if name not in _FINFO_FLOAT64:
+            raise NotConstant
+        return float(getattr(np.finfo(np.float64), attr))
+
+    def _shadowed(self, name: str) -> bool:
+        return name in self.aliases or name in self.constants or name in self.variables \
+            or name in self.functions or name in self.classes
 
     def _number(self, node):
         value = self.evaluate(node)
@@ -180,6 +247,30 @@ class ModuleScope:
         if module == "numpy" and name in NUMPY_CONSTANTS:
             return NUMPY_CONSTANTS[name]
         raise NotConstant
+
+
+def _numpy_value(function, args):
+    try:
+        with np.errstate(all="ignore"):
+            return function(*args)
+    except (ArithmeticError, ValueError, TypeError):
+        raise NotConstant from None
+
+
+def _python_number(value):
+    """A NumPy scalar of a number type Numba freezes as float64/int64/bool/complex128, as a Python value."""
+    if isinstance(value, (np.float64, np.int64, np.bool_, np.complex128)):
+        return value.item()
+    raise NotConstant
+
+
+def _frozen(value):
+    """``value`` if Numba freezes it as a global of its Python type (ints within int64), else ``NotConstant``."""
+    if isinstance(value, tuple):
+        return tuple(_frozen(v) for v in value)
+    if isinstance(value, int) and not isinstance(value, bool) and not _INT64[0] <= value <= _INT64[1]:
+        raise NotConstant
+    return value
 
 
 def _bound_names(node) -> list:

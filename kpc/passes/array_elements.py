@@ -45,8 +45,10 @@ from .lowering_errors import NumpyLoweringError
 MATH_UFUNCS = {
     "sqrt", "cbrt", "exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "sin", "cos", "tan",
     "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "arctan2",
-    "hypot", "fabs", "floor", "ceil", "trunc", "copysign", "isnan", "isinf", "isfinite", "fmod",
+    "hypot", "fabs", "floor", "ceil", "trunc", "copysign", "isnan", "isinf", "isfinite", "fmod", "rint",
 }
+# np.round/np.around: rint of x scaled by 10**decimals (``rounding``).
+ROUNDING = {"round", "around"}
 # Element-wise ufuncs that are operators on scalars.
 BINARY_UFUNCS = {
     "add": "+", "subtract": "-", "multiply": "*", "divide": "/", "true_divide": "/",
@@ -865,6 +867,8 @@ class ElementLowering:
                                dtype, self.loc)
 
             return ArrayValue(source.shape, element, dtype)
+        if name in ROUNDING:
+            return self.elementwise([call.args[0]], dtype, pre, self.rounding(call, dtype), hint)
         if name == "where":
             if len(call.args) != 3:
                 self.fail(f"`{call}` with one argument (np.nonzero form)", call)
@@ -955,6 +959,47 @@ class ElementLowering:
             return lambda x: b.cast(x, dtype)
         self.fail(f"NumPy function `{call.func}`", call)
 
+    def rounding(self, call: n.Call, dtype: ScalarType):
+        """``np.round(x, decimals)`` of one element, as Numba computes it (``round_ndigits`` of
+        numba/np/arraymath.py, CPython's algorithm): decimals 0 is ``rint`` (half to even; an
+        integer is itself); decimals d > 0 is ``rint(x * 10.0**d) / 10.0**d`` in float64, ``x``
+        itself where the product overflows (NumPy would give inf there); d < 0 is
+        ``rint(x / 10.0**-d) * 10.0**-d``; the result converted to ``dtype`` (float64 for a
+        scalar, the array's dtype for an array, int64 for integers). ``decimals`` must be a
+        constant integer."""
+        b = self.b
+        if "out" in call.kwargs or len(call.args) > 2 or set(call.kwargs) - {"decimals"}:
+            self.fail(f"`{call}` with an out array", call)
+        decimals = const_int(self.arg(call, 1, "decimals", b.int(0)))
+        if decimals is None:
+            self.fail(f"`{call}` with decimals that are not a constant integer", call)
+
+        def rounded(x):
+            if x.type.is_complex or x.type.is_bool:
+                self.fail(f"`{call}` of {x.type.name} values", call)
+            if decimals == 0:
+                return b.cast(b.math("np.rint", [x], x.type), dtype) if x.type.is_float else b.cast(x, dtype)
+            if any(isinstance(e, n.Call) and e.kind in ("kernel", "random") for e in n.walk(x)):
+                self.fail(f"`{call}` of a call (it is read more than once)", call)
+            value = b.cast(x, FLOAT64)
+            if decimals < 0:
+                scale = b.const(10.0 ** -decimals, FLOAT64)
+                quotient = b.binop("/", value, scale, FLOAT64)
+                result = b.binop("*", b.math("np.rint", [quotient], FLOAT64), clone(scale), FLOAT64)
+                return b.cast(result, dtype)
+            # CPython splits a scale beyond 1e22 in two so that neither factor overflows.
+            factors = [10.0 ** decimals] if decimals <= 22 else [10.0 ** (decimals - 22), 1e22]
+            scaled = value
+            for factor in factors:
+                scaled = b.binop("*", scaled, b.const(factor, FLOAT64), FLOAT64)
+            result = b.math("np.rint", [clone(scaled)], FLOAT64)
+            for factor in reversed(factors):
+                result = b.binop("/", result, b.const(factor, FLOAT64), FLOAT64)
+            overflows = b.math("np.isinf", [scaled], BOOL)
+            return b.cast(n.IfExp(overflows, clone(value), result, FLOAT64, self.loc), dtype)
+
+        return rounded
+
     def scalar_call(self, call: n.Call, pre: list):
         """A scalar-valued NumPy call: a reduction (hoisted) or a ufunc on scalars; None if
         the call is not NumPy-specific (a math intrinsic, a builtin)."""
@@ -1007,6 +1052,8 @@ class ElementLowering:
             return None
         if has_array_arg:
             self.fail(f"`{call}` gives a scalar from arrays", call)
+        if name in ROUNDING:
+            return self.rounding(call, call.type)(self.scalar(call.args[0], pre))
         args = [self.scalar(a, pre) for a in call.args]
         if name in ("float64", "float32", "int64", "int32", "int16", "int8", "uint64", "uint32",
                     "uint8", "bool_", "intp", "float_", "double"):

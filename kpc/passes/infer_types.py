@@ -967,8 +967,9 @@ def _round(node, args, kwargs):
     base = args[0] if args else None
     if isinstance(base, ArrayType):
         return ArrayType(base.dtype, base.ndim, "C")
-    if isinstance(base, ScalarType):
-        return FLOAT64 if base.is_float else base
+    if isinstance(base, ScalarType) and not base.is_bool:
+        # Numba: float64 for any float (float32 too), int64 for any integer.
+        return FLOAT64 if base.is_float else INT64 if base.is_int else base
     raise TypingFailure("np.round() needs a number or an array")
 
 

@@ -18,7 +18,8 @@ from kpc.ir.types import ArrayType
 _MATH = {"sqrt": math.sqrt, "exp": math.exp, "log": math.log, "log1p": math.log1p, "sin": math.sin,
          "cos": math.cos, "tan": math.tan, "atan2": math.atan2, "tanh": math.tanh, "fabs": math.fabs,
          "floor": math.floor, "ceil": math.ceil, "isnan": math.isnan, "isinf": math.isinf,
-         "hypot": math.hypot, "atan": math.atan, "arctan": math.atan, "arctan2": math.atan2}
+         "hypot": math.hypot, "atan": math.atan, "arctan": math.atan, "arctan2": math.atan2,
+         "rint": lambda x: np.rint(x).item()}
 _BIN = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
         "/": lambda a, b: a / b, "//": lambda a, b: a // b, "%": lambda a, b: a % b,
         "**": lambda a, b: a ** b, "&": lambda a, b: a & b, "|": lambda a, b: a | b,
@@ -195,7 +196,7 @@ def _expr(e, env):
         if e.kind == "math":
             return _MATH[e.func.split(".")[-1]](*args)
         if e.kind == "builtin":
-            return {"abs": abs, "min": min, "max": max, "len": len, "int": int, "float": float,
+            return {"abs": abs, "min": min, "max": max, "len": len, "int": int, "float": float, "round": round,
                     "bool": bool, "broadcast_operands": _broadcast_operands,
                     "broadcast_into": _broadcast_into, **_HOST_ROUTINES}[e.func](*args)
     raise TypeError(f"cannot evaluate {type(e).__name__}: {e}")

@@ -31,6 +31,8 @@ MATH_FUNCTIONS = {
 MATH_FUNCTIONS.update({
     "gamma": "tgamma", "arcsin": "asin", "arccos": "acos", "arctan": "atan", "arctan2": "atan2",
     "arcsinh": "asinh", "arccosh": "acosh", "arctanh": "atanh", "power": "pow",
+    # Half to even under the default rounding mode, as LLVM's rint that Numba calls.
+    "rint": "nearbyint",
 })
 # Functions of a complex argument that Kokkos_Complex.hpp defines (Kokkos 3.4 and 4.x).
 COMPLEX_FUNCTIONS = frozenset(
@@ -426,6 +428,8 @@ class ExprEmitter:
         if name in HOST_ROUTINES:
             return self._host_routine(e, name)
         if name == "round" and len(args) == 1:
+            if not (isinstance(arg_t, ScalarType) and arg_t.is_float):
+                return self.convert(args[0], self.emit(args[0]), t)
             return f"static_cast<{scalar_type(t)}>(kpc::math::nearbyint({self.emit(args[0])}))"
         raise BackendError(f"builtin {name}() is not supported by the Kokkos backend", e.loc)
 

@@ -483,6 +483,9 @@ class DeviceCode:
         name = spelling.NUMPY_TO_MATH.get(name, name)
         if name in ("abs", "absolute"):
             return self._abs(e)
+        if name == "rint":
+            raise Unsupported(f"rounding half to even ('{e.func}', np.round)", loc_of(e),
+                              "PyKokkos has only C round, which rounds half away from zero")
         if name not in spelling.MATH_FUNCTIONS:
             raise Unsupported(f"math function '{e.func}'", loc_of(e), "not among the functions PyKokkos translates")
         if name == "log" and len(e.args) != 1:
