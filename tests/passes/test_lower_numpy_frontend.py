@@ -59,6 +59,8 @@ def test_corpus_file_through_frontend(path, cases):
         assert array_level_nodes(function) == [], name
         if not before[name]:
             continue
+        if any(isinstance(node, n.Call) and node.kind == "kernel" for node in n.walk(function)):
+            continue  # the IR interpreter runs one function (calls returning arrays are inlined)
         checked.append(name)
         mine = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
         theirs = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
