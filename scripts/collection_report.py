@@ -145,7 +145,7 @@ def main(argv=None) -> int:
         results = list(pool.map(lambda p: _run_file(p, env), sorted(args.files)))
     conditions = {"when": time.strftime("%Y-%m-%d"), "machine": f"{platform.machine()} {os.cpu_count()} cores",
                   "threads": os.environ.get("OMP_NUM_THREADS", "default"),
-                  "command": "python scripts/collection_report.py " + " ".join(argv or sys.argv[1:])}
+                  "command": f"python scripts/collection_report.py <{len(args.files)} files> --jobs {args.jobs}"}
     text = markdown(results, conditions)
     print(text)
     if args.write:
