@@ -263,13 +263,18 @@ def assumed_type(name: str, use) -> tuple:
 
 def guessed_types(module, name: str) -> list:
     """The notes of ``name``'s parameter types that infer-types would only guess (see
-    ``assumed_type``); empty when a signature or the body settles every one, or when the body's
-    array ranks conflict whatever the arguments are (``param_uses`` raises)."""
+    ``assumed_type``); empty when a signature or the body settles every one. When the ranks
+    guessed for a parameter conflict (``param_uses`` raises: a helper whose own body suggests
+    1-D views is passed a matrix), every parameter without a type is a guess: the call decides."""
     function = module.functions[name]
     try:
         uses = param_uses(module).get(name, {})
-    except KpcError:
-        return []
+    except KpcError as error:
+        why = str(error.diagnostic.message if getattr(error, "diagnostic", None) else error).splitlines()[0]
+        unknown = [param.name for param in function.params if param.type == UNKNOWN]
+        if not any(f"'{name}'" in why for name in unknown):
+            return []  # a local's ranks conflict (Xi = Xi[1]): no argument types change that
+        return [f"{', '.join(unknown)}: types guessed, and the ranks guessed from their uses conflict ({why})"]
     guesses = []
     for param in function.params:
         if param.type == UNKNOWN:

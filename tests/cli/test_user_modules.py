@@ -91,3 +91,30 @@ def test_signature_of_a_kernel_kept_as_numba(tmp_path):
                    signatures=["tries(float64[::1])"])
     assert report.error is None
     assert {k.name: k.status for k in report.kernels}["tries"] == "numba"
+
+
+def test_a_matrix_passed_to_a_helper_whose_body_suggests_vectors_is_typed_at_the_call(tmp_path):
+    """Issue 14's example: a helper's own body guesses 1-D views (`X @ w`), the caller reads
+    X.shape[1]; the guesses conflict, not the program: both are typed at each call (lazy)."""
+    (tmp_path / "fit.py").write_text(textwrap.dedent("""
+        import numpy as np
+        from numba import njit
+
+
+        @njit
+        def grad(X, y, w):
+            p = X @ w
+            return X.T @ (p - y)
+
+
+        @njit
+        def train(X, y, epochs):
+            w = np.zeros(X.shape[1])
+            for e in range(epochs):
+                w -= 0.1 * grad(X, y, w)
+            return w
+    """))
+    report = build(tmp_path / "fit.py", target="kokkos", out=tmp_path / "out")
+    train = report.kernel("train")
+    assert train.status == "lazy", train.reason
+    assert "ranks guessed from their uses conflict" in train.assumptions[0]
