@@ -706,6 +706,8 @@ class DeviceCode:
         pairs = [(t, v) for t, v in zip(targets, values)
                  if not (isinstance(t, n.Name) and t.id not in self.loaded)]
         written = {t.id for t, _ in pairs if isinstance(t, n.Name)}
+        # an element store writes its array: `v[i], v[j] = v[j], v[i]` reads v after it
+        written |= {t.base.id for t, _ in pairs if isinstance(t, n.Index) and isinstance(t.base, n.Name)}
         read = expr_names([v for _, v in pairs])
         if not written & read:
             for t, v in pairs:
