@@ -9,6 +9,14 @@ warning of a call that runs the Numba function because kpc cannot type or compil
 __version__ = "0.1.0"
 
 
+def compiler():
+    """The compiler a drop-in module uses for new specializations (``kpc.api``), imported on
+    first need: the generated module asks the package, so no layer imports the compiler."""
+    import kpc.api
+
+    return kpc.api
+
+
 def __getattr__(name):
     if name == "build":
         from kpc.driver import build

@@ -46,3 +46,14 @@ def test_layer_imports_only_lower_layers(layer):
                 wrong.append(f"{path.relative_to(ROOT.parent)}:{line}: imports {module}")
     assert not wrong, "\n".join(wrong)
 
+
+
+def test_generated_modules_import_no_compiler_layer():
+    """The backends' templates write modules that import the runtime and the package, never
+    the compiler's modules (the drop-in module asks ``kpc.compiler()`` when it must compile)."""
+    wrong = []
+    for path in sorted((ROOT / "backend").rglob("*.j2")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if any(f"kpc.{layer}" in line for layer in ("api", "driver", "cli", "frontend", "passes", "backend")):
+                wrong.append(f"{path.relative_to(ROOT.parent)}:{number}: {line.strip()}")
+    assert not wrong, "\n".join(wrong)

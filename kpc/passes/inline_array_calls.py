@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from kpc.ir import nodes as n
+from kpc.ir.queries import nested_bodies
 from kpc.ir.types import ArrayType, TupleType
 
 from .array_elements import clone
@@ -97,7 +98,7 @@ class _Inliner:
         index = 0
         while index < len(block):
             stmt = block[index]
-            for body in _bodies(stmt):
+            for body in nested_bodies(stmt):
                 changed |= self.block(body)
             call = self.candidate(stmt)
             if call is None:
@@ -193,14 +194,6 @@ def _arguments(call: n.Call, callee: n.Function) -> list:
         else:
             args.append(param.default)
     return args
-
-
-def _bodies(stmt) -> list:
-    if isinstance(stmt, (n.For, n.While)):
-        return [stmt.body]
-    if isinstance(stmt, n.If):
-        return [stmt.body, stmt.orelse]
-    return []
 
 
 def _expr_children(expr) -> list:
