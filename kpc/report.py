@@ -243,7 +243,7 @@ def summarize(role: str, regions: list) -> tuple:
     patterns = list(dict.fromkeys(r.pattern for r in regions))
     policies = []
     for r in regions:
-        text = "Range" if r.policy == "Range" else f"MDRange {r.depth}-D"
+        text = f"MDRange {r.depth}-D" if r.policy == "MDRange" else r.policy
         if r.schedule != "static":
             text += f" ({r.schedule})"
         policies.append(text)
@@ -282,7 +282,7 @@ REGION_SCHEMA = {
     "properties": {
         "line": {"type": "integer"},
         "pattern": {"enum": ["parallel_for", "parallel_reduce", "parallel_scan"]},
-        "policy": {"enum": ["Range", "MDRange"]},
+        "policy": {"enum": ["Range", "MDRange", "Team"]},
         "depth": {"type": "integer"},
         "schedule": {"enum": ["static", "dynamic"]},
         "reductions": _STRINGS,

@@ -273,8 +273,10 @@ class ParallelInfo:
     """How a ``For`` runs in parallel (set by ``parallelize`` and later passes).
 
     - ``pattern``: ``for`` | ``reduce`` | ``scan``;
-    - ``policy``: ``Range`` | ``MDRange``; ``depth`` = number of perfectly nested loops
-      collapsed into the policy (1 for Range, 2–3 for MDRange);
+    - ``policy``: ``Range`` | ``MDRange`` | ``Team``; ``depth`` = number of perfectly nested loops
+      collapsed into the policy (1 for Range and Team, 2–3 for MDRange); a ``Team`` region
+      (``choose-teams``) runs one team per iteration, and the loops of its body whose ``For.team``
+      is set run across the team's threads;
     - ``reductions`` / ``scan``: what is combined across iterations;
     - ``schedule``: ``static`` | ``dynamic`` (``choose-schedule``);
     - ``reason``: why this decision was taken (shown by ``--explain``);
@@ -306,7 +308,9 @@ class For(Stmt):
     """``for var in range(start, stop, step)`` (``kind`` = ``range`` or ``prange``).
 
     ``parallel`` is None for a serial loop. ``decision`` holds the reason a loop
-    stays serial (for ``--explain``).
+    stays serial (for ``--explain``). ``team`` is set on a loop in the body of a ``Team``
+    region that runs across the threads of the team (``policy`` ``TeamThreadRange``;
+    ``pattern``, ``reductions`` and ``reason`` as for regions); ``parallel`` stays None.
     """
 
     var: Name
@@ -318,6 +322,7 @@ class For(Stmt):
     parallel: ParallelInfo | None = None
     decision: str = ""
     loc: Loc = NOLOC
+    team: ParallelInfo | None = None
 
 
 @dataclass(eq=False)
@@ -429,7 +434,7 @@ def children(node):
 
 
 # Fields that never hold child nodes: annotations are strings (``from __future__ import annotations``).
-_LEAF_FIELDS = {"type", "loc", "to", "parallel"}
+_LEAF_FIELDS = {"type", "loc", "to", "parallel", "team"}
 _LEAF_ANNOTATIONS = {"str", "bool", "int", "Type", "Loc"}
 _CHILD_FIELDS: dict = {}
 

@@ -117,10 +117,17 @@ def _parallel_header(loop: n.For) -> str:
     if info.scan is not None:
         detail.append(f"scan:{info.scan.var}")
     head = parts[0] + (f"({', '.join(detail)})" if detail else "")
-    policy = info.policy if info.policy == "Range" else f"MDRange{info.depth}D"
+    policy = info.policy if info.policy in ("Range", "Team") else f"MDRange{info.depth}D"
     if info.schedule != "static":
         policy += f" schedule={info.schedule}"
     return f"{head} {policy}"
+
+
+def _team_header(loop: n.For) -> str:
+    """``team_for TeamThreadRange`` / ``team_reduce(max:m) TeamThreadRange`` of a loop inside a Team region."""
+    info = loop.team
+    detail = ", ".join(f"{r.op}:{r.var}" for r in info.reductions)
+    return f"team_{info.pattern}" + (f"({detail})" if detail else "") + f" {info.policy}"
 
 
 def _loop_text(loop: n.For) -> str:
@@ -171,11 +178,13 @@ class _Printer:
             self.declared.add(s.var.id)
             if s.parallel is not None:
                 text = f"{_parallel_header(s)} {_loop_text(s)}"
+            elif s.team is not None:
+                text = f"{_team_header(s)} {_loop_text(s)}"
             else:
                 text = f"for {_loop_text(s)}"
             text += ":"
             if self.show_decisions:
-                reason = s.parallel.reason if s.parallel is not None else s.decision
+                reason = (s.parallel or s.team).reason if (s.parallel or s.team) is not None else s.decision
                 if reason:
                     text += f"   # {reason}"
             self.emit(depth, text)

@@ -7,14 +7,14 @@ from kpc.ir import nodes as n
 
 def describe(loop: n.For) -> str:
     """One loop's decision, e.g. ``parallel_reduce (sum: s) [Range]: no writes to shared arrays; ...``."""
-    info = loop.parallel
+    info = loop.parallel or loop.team
     if info is None:
         return f"serial: {loop.decision or 'not analyzed'}"
     detail = [f"{r.op}: {r.var}" for r in info.reductions]
     if info.scan is not None:
         detail.append(f"prefix {info.scan.op}: {info.scan.var}")
-    head = f"parallel_{info.pattern}" + (f" ({', '.join(detail)})" if detail else "")
-    policy = "Range" if info.policy == "Range" else f"MDRange {info.depth}-D"
+    head = ("parallel_" if loop.parallel else "team_") + info.pattern + (f" ({', '.join(detail)})" if detail else "")
+    policy = f"MDRange {info.depth}-D" if info.policy == "MDRange" else info.policy
     return f"{head} [{policy}]: {info.reason}" if info.reason else f"{head} [{policy}]"
 
 

@@ -9,6 +9,7 @@ after every transformation.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 from .budget import PassBudgetExceeded, Watch, current_budget
@@ -30,6 +31,7 @@ PIPELINES = {
         "cost-guard",
         "simplify-powers",
         "choose-schedule",
+        "choose-teams",
     ],
     "pykokkos": [
         "infer-types",
@@ -61,11 +63,14 @@ class PassContext:
 
     ``target``: ``kokkos`` | ``pykokkos``; ``auto_parallel``: parallelize plain
     ``range`` loops when provably independent; ``warnings``: diagnostics that do
-    not stop the build (races in ``prange``, ...); ``analyses``: cached results.
+    not stop the build (races in ``prange``, ...); ``analyses``: cached results;
+    ``teams``: let ``choose-teams`` give regions a TeamPolicy (off when the environment
+    variable ``KPC_TEAMS`` is ``0``).
     """
 
     target: str = "kokkos"
     auto_parallel: bool = True
+    teams: bool = field(default_factory=lambda: os.environ.get("KPC_TEAMS", "") != "0")
     verify: bool = False
     warnings: list = field(default_factory=list)
     analyses: dict = field(default_factory=dict)

@@ -14,7 +14,7 @@ import pytest
 from source_ir import load
 
 from kpc.ir.printer import format_function
-from kpc.passes import (choose_schedule, cost_guard, dependence, explain, flatten_mdrange, host_routines,
+from kpc.passes import (choose_schedule, choose_teams, cost_guard, dependence, explain, flatten_mdrange, host_routines,
                         infer_dispatch, materialize_subviews, parallelize, recognize_reductions, simplify_powers)
 from kpc.passes.explain import explain as explain_module
 from kpc.passes.manager import PASSES, PassContext, run_pipeline
@@ -110,6 +110,20 @@ EXAMPLES = {
                     s += x[i] * x[j]
             return s
         """),
+    "choose-teams": (ANALYSIS, {"softmax_rows": "(f8[:, :], f8[:, :])"}, """
+        @njit(parallel=True)
+        def softmax_rows(x, out):
+            for i in prange(x.shape[0]):
+                m = x[i, 0]
+                for j in range(x.shape[1]):
+                    m = max(m, x[i, j])
+                s = 0.0
+                for j in prange(x.shape[1]):
+                    out[i, j] = np.exp(x[i, j] - m)
+                    s += out[i, j]
+                for j in prange(x.shape[1]):
+                    out[i, j] = out[i, j] / s
+        """),
     "flatten-mdrange": (ANALYSIS, {"add": "(f8[:, :], f8[:, :])"}, """
         @njit
         def add(a, b):
@@ -182,11 +196,11 @@ def test_docstring_example(name):
 def test_every_pass_of_mine_has_an_example():
     mine = {"parallelize", "recognize-reductions", "infer-dispatch", "cost-guard", "simplify-powers",
             "choose-schedule", "flatten-mdrange", "materialize-subviews", "propagate-constants",
-            "double-buffer", "inline-array-calls"}
+            "double-buffer", "inline-array-calls", "choose-teams"}
     assert mine <= set(PASSES) and mine == set(EXAMPLES)
 
 
-@pytest.mark.parametrize("module", [dependence, explain, choose_schedule, cost_guard, flatten_mdrange,
+@pytest.mark.parametrize("module", [dependence, explain, choose_schedule, choose_teams, cost_guard, flatten_mdrange,
                                     host_routines, infer_dispatch, materialize_subviews, parallelize,
                                     recognize_reductions, simplify_powers], ids=lambda m: m.__name__)
 def test_module_doctests(module):

@@ -34,12 +34,15 @@ def test_lennard_jones_potential_is_a_dynamic_sum_reduction_over_i(lennard_jones
     module, ctx = lennard_jones
     outer, inner = loops(module.functions["potential"])
     info = outer.parallel
-    assert (outer.var.id, outer.kind, info.pattern, info.policy, info.depth) == ("i", "prange", "reduce", "Range", 1)
+    # a team per i, the triangular j loop across its threads (choose-teams); host spaces launch
+    # the flat dynamic Range when the iterations fill the threads
+    assert (outer.var.id, outer.kind, info.pattern, info.policy, info.depth) == ("i", "prange", "reduce", "Team", 1)
+    assert inner.team is not None and [(r.var, r.op) for r in inner.team.reductions] == [("energy", "sum")]
     assert [(r.var, r.op, str(r.type)) for r in info.reductions] == [("energy", "sum", "f64")]
     assert info.schedule == "dynamic"
     assert info.captures == ["cluster"] and info.privates == ["e", "r"]
     assert info.serial_below is None  # iterations run the inner j loop: always worth a dispatch
-    assert inner.parallel is None and inner.decision == f"inside the parallel region of line {outer.loc.line}"
+    assert inner.parallel is None and inner.decision == ""
     assert not ctx.warnings
 
 
@@ -54,9 +57,11 @@ def test_lennard_jones_helpers_are_device_functions_without_powers(lennard_jones
 
 def test_lennard_jones_report(lennard_jones):
     report = explain(lennard_jones[0])
-    assert "i in prange: parallel_reduce (sum: energy) [Range]: prange; sum reduction of energy; " \
-           "dynamic schedule: inner trip count depends on i" in report
-    assert "j in range: serial: inside the parallel region of line 32" in report
+    assert "i in prange: parallel_reduce (sum: energy) [Team]: prange; sum reduction of energy; " \
+           "dynamic schedule: inner trip count depends on i; TeamPolicy: a team per iteration of i, the loop over j " \
+           "(line 33) across its threads" in report
+    assert "j in range: team_reduce (sum: energy) [TeamThreadRange]: independent iterations; sum reduction of " \
+           "energy" in report
 
 
 def test_lennard_jones_for_pykokkos_passes_rows_as_named_subviews():

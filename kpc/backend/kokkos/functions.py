@@ -19,7 +19,7 @@ from kpc.ir.queries import assigned_names, expr_names, nested_bodies, target_nam
 from kpc.ir.types import BOOL, FLOAT64, INT64, ArrayType, NoneType, ScalarType, TupleType, Type, promote
 from kpc.passes.aliasing import is_view_expr, name_bindings, view_base_name, view_roots
 
-from . import analysis
+from . import analysis, teams
 from .cxx import BackendError, c_string, identifier, literal, scalar_type, value_type
 from .expressions import ExprEmitter
 
@@ -73,6 +73,7 @@ class RegionModel:
     scatter: "ScatterModel | None" = None
     work: str = ""  # run-time inner trip counts multiplied into the cost guard's count
     chunked: dict | None = None  # host Range reductions: {"begin", "end"} of the chunked launch
+    team: "teams.TeamModel | None" = None  # the TeamPolicy launch of a Team region (teams.py)
 
 
 @dataclass
@@ -752,22 +753,9 @@ class FunctionEmitter:
         saved_overrides = dict(self.overrides)
         if info.pattern == "reduce" and info.reductions:
             acc_type = f"{self.function.name}_acc{k}"
-            fields = []
-            for r in info.reductions:
-                t = self.type_of(r.var)
-                if r.op not in IDENTITY:
-                    raise BackendError(f"reduction operator {r.op!r} is not supported", loop.loc)
-                field_ = identifier(r.var)
-                fields.append((scalar_type(t), field_, IDENTITY[r.op](t), _join(r.op, t, field_)))
-                prologue.append(f"{scalar_type(t)}& {field_} = kpc_acc.{field_};")
-                result = f"kpc_result{k}.{field_}"
-                if r.op == "sum":
-                    combine.append(f"{field_} += {result};")
-                elif r.op == "prod":
-                    combine.append(f"{field_} *= {result};")
-                else:
-                    combine.append(f"{field_} = kpc::{r.op}<{scalar_type(t)}>({field_}, {result});")
-            self.accumulators.append(AccumulatorModel(acc_type, fields))
+            for _, ct, field_, line in self.accumulator(acc_type, info.reductions, f"kpc_result{k}", loop.loc):
+                prologue.append(f"{ct}& {field_} = kpc_acc.{field_};")
+                combine.append(line)
             lambda_params.append(f"{acc_type}& kpc_acc")
             call_args = ", ".join(l.split()[-1] for l in lambda_params[:-1]) + f", kpc_result{k}"
             pattern = "reduce"
@@ -788,6 +776,11 @@ class FunctionEmitter:
         self.region_pools, self.region_stores = {}, assigned_names(loop.body) | {l.var.id for l in loops}
         self.region_index = k
         body_lines = self.region_body(loops[-1].body, info, vars_, k)
+        team = None
+        if info.policy == "Team":
+            index = lambda_params[0].split()[-1]
+            team = teams.team_model(self, loop, info, begins[0], ends[0], index, prologue, acc_type,
+                                    lambda emit: self.region_body(loops[-1].body, info, vars_, k, emit))
         scatter = None
         if pattern in ("for", "reduce") and self.unit.space in SCATTER_SPACES:
             scatter = self.scatter_region(loop, loops[-1].body, info, vars_, k, prologue, " * ".join(counts))
@@ -824,7 +817,7 @@ class FunctionEmitter:
             policy=policy, trip_count=" * ".join(counts), serial_below=info.serial_below or 0,
             work=" * ".join(f"kpc::trip_count({', '.join(self.expr.emit(e, INT64) for e in bounds)})"
                             for bounds in info.serial_work),
-            acc_type=acc_type, scan_type=scan_type, combine=combine, scatter=scatter, chunked=chunked,
+            acc_type=acc_type, scan_type=scan_type, combine=combine, scatter=scatter, chunked=chunked, team=team,
         )
         text = self.render_region(model)
         for line in text.splitlines():
@@ -833,6 +826,27 @@ class FunctionEmitter:
             else:
                 self.emit_line(line)
         self.last_line = None
+
+    def accumulator(self, acc_type: str, reductions: list, result: str, loc) -> list:
+        """Declare the struct ``acc_type`` holding ``reductions``; ``(var, C++ type, field, line that
+        combines the reduced value held in ``result`` into the variable)`` per reduction."""
+        fields, parts = [], []
+        for r in reductions:
+            t = self.type_of(r.var)
+            if r.op not in IDENTITY:
+                raise BackendError(f"reduction operator {r.op!r} is not supported", loc)
+            field_ = identifier(r.var)
+            fields.append((scalar_type(t), field_, IDENTITY[r.op](t), _join(r.op, t, field_)))
+            reduced = f"{result}.{field_}"
+            if r.op == "sum":
+                line = f"{field_} += {reduced};"
+            elif r.op == "prod":
+                line = f"{field_} *= {reduced};"
+            else:
+                line = f"{field_} = kpc::{r.op}<{scalar_type(t)}>({field_}, {reduced});"
+            parts.append((r.var, scalar_type(t), field_, line))
+        self.accumulators.append(AccumulatorModel(acc_type, fields))
+        return parts
 
     def scatter_region(self, loop, body, info, vars_, k, prologue, trip_count):
         """The region again, with the arrays it only scatters into privatized (``ScatterModel``);
@@ -857,11 +871,15 @@ class FunctionEmitter:
         condition = f"kpc::scatter_pays<kpc_exec_space>({trip_count}, {', '.join(views)})"
         return ScatterModel(condition, setup, prologue + access, body_lines, contribute)
 
-    def region_body(self, body, info, vars_, k) -> list:
+    def region_body(self, body, info, vars_, k, emit=None) -> list:
+        """The lines of a region's lambda body; ``emit(body)`` emits its statements when given."""
         saved = (self.lines, self.depth, self.last_line, self.in_region, self.region_loop_depth)
         self.lines, self.depth, self.last_line = [], 0, None
         self.in_region, self.region_loop_depth = True, 0
         try:
+            if emit is not None:
+                emit(body)
+                return self.lines
             self.declare_top(body)
             if info.pattern == "scan" and info.scan is not None:
                 self.scan_body(body, info.scan.var, k)

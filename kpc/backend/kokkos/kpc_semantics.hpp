@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <string>
 #include <type_traits>
 
 namespace kpc {
@@ -443,6 +444,45 @@ inline bool run_serially(int64_t trip_count, int64_t work, int64_t serial_below)
 template <class ExecSpace>
 inline bool run_serially(int64_t trip_count, int64_t serial_below) {
   return run_serially<ExecSpace>(trip_count, trip_count, serial_below);
+}
+
+// The team size of a Team region's launch (choose-teams), for a league of `league` teams:
+// -1 for Kokkos::AUTO (CUDA), 0 to launch the flat region instead. On host spaces a team of
+// T threads runs one iteration at a time, P / T teams side by side: the size that minimizes
+// ceil(league / (P / T)) / T (rounds of iterations, each T times faster), 0 when that is 1 (the
+// iterations alone fill the threads, and the flat region needs no barriers). KPC_TEAMS=always
+// asks for teams of every thread (tests run the team code on a few iterations that way).
+inline bool teams_always() {
+  const char* text = std::getenv("KPC_TEAMS");  // read per launch (~50 ns): tests switch it
+  return text != nullptr && std::string(text) == "always";
+}
+
+template <class ExecSpace>
+inline int team_size(int64_t league) {
+#if defined(KPC_CUDA)
+  return league > 0 && league <= INT32_MAX ? -1 : 0;
+#else
+  const int threads = static_cast<int>(ExecSpace().concurrency());
+  if (league <= 0 || league > INT32_MAX || threads < 2) return 0;
+  if (teams_always()) return threads;
+  int best = 1;
+  double best_rounds = static_cast<double>((league + threads - 1) / threads);
+  for (int size = 2; size <= threads; ++size) {
+    const int64_t teams = threads / size;
+    const double rounds = static_cast<double>((league + teams - 1) / teams) / size;
+    if (rounds < 0.9 * best_rounds) {
+      best = size;
+      best_rounds = rounds;
+    }
+  }
+  return best == 1 ? 0 : best;
+#endif
+}
+
+// A TeamPolicy of `league` teams of `size` threads (Kokkos::AUTO when size < 0).
+template <class Policy>
+inline Policy team_policy(int64_t league, int size) {
+  return size < 0 ? Policy(static_cast<int>(league), Kokkos::AUTO) : Policy(static_cast<int>(league), size);
 }
 
 // Iterations per chunk of a chunked host reduction: about 8 chunks per thread, at least 1024

@@ -1,0 +1,111 @@
+"""Team regions (choose-teams): the TeamPolicy C++ the emitter writes, compiled against the real
+Kokkos of the environment and run with teams of every thread (``KPC_TEAMS=always``), against
+Numba; ``KPC_TEAMS=0`` keeps the flat regions."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kpc.api import load_module
+from kpc.backend.kokkos.emitter import Specialization, emit_translation_unit
+from kpc.passes.manager import PassContext, run_pipeline
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+NESTED = CORPUS / "nested_prange.py"
+
+
+def cpp(signature: str, space: str = "openmp", teams: bool = True) -> str:
+    module = load_module(NESTED, signatures=[signature])
+    run_pipeline(module, PassContext(target="kokkos", teams=teams))
+    name = signature.split("(")[0]
+    return emit_translation_unit([Specialization(module, [name])], space=space, source=str(NESTED)).source
+
+
+def test_softmax_rows_is_a_team_region_with_team_reductions():
+    text = cpp("softmax_rows(float64[:, ::1])")
+    assert "Kokkos::TeamPolicy<kpc_exec_space>::member_type& kpc_team" in text
+    assert text.count("Kokkos::parallel_reduce(Kokkos::TeamThreadRange(kpc_team") == 2
+    assert text.count("Kokkos::parallel_for(Kokkos::TeamThreadRange(kpc_team") == 1
+    assert "top = kpc::max<double>(top, kpc_team_result" in text
+    # the flat region is still there for the serial path and for host launches that fill the threads
+    assert "kpc::team_size<kpc_exec_space>(" in text and "Kokkos::RangePolicy<kpc_exec_space" in text
+
+
+def test_statements_that_write_memory_run_once_per_team_behind_barriers():
+    text = cpp("matvec_nested(float64[:, ::1], float64[::1])")
+    assert "Kokkos::single(Kokkos::PerTeam(kpc_team), [&]() {" in text  # y[i] = acc
+    assert "team_barrier" not in text  # the reduction reads A and x, not y
+    centred = cpp("center_rows(float64[:, ::1])")
+    # the mean is reduced from x, then x is written: every thread must have read its part first
+    team = centred.split("kpc_team_body = KOKKOS_LAMBDA")[1]
+    assert team.index("kpc::Reduce<center_rows_team") < team.index("kpc_team.team_barrier();") < team.index(
+        "Kokkos::parallel_for(Kokkos::TeamThreadRange")
+    reduce = cpp("row_norm_sum(float64[:, ::1])")
+    # the outer reduction variable takes one contribution per team
+    assert "Kokkos::parallel_reduce(\"row_norm_sum:51\", kpc_team_policy, kpc_team_body" in reduce
+    assert "Kokkos::single(Kokkos::PerTeam(kpc_team), [&]() {" in reduce
+
+
+def test_teams_off_and_mdrange_and_cuda():
+    assert "TeamPolicy" not in cpp("softmax_rows(float64[:, ::1])", teams=False)
+    assert "TeamPolicy" not in cpp("laplacian(float64[:, ::1], float64[:, ::1])")
+    cuda = cpp("softmax_rows(float64[:, ::1])", space="cuda")
+    assert "#define KPC_CUDA 1" in cuda and "kpc::team_policy<Kokkos::TeamPolicy<kpc_exec_space>>" in cuda
+
+
+RUNNER = r'''
+import json, sys
+import numpy as np
+from kpc.api import build
+from kpc.check.runner import import_path
+path, out = sys.argv[1], sys.argv[2]
+signatures = ["softmax_rows(float64[:, ::1])", "softmax_rows(float32[:, :])", "matvec_nested(float64[:, ::1], float64[::1])",
+              "matvec_nested(int64[:, ::1], int64[::1])", "row_norm_sum(float64[:, ::1])",
+              "scaled_laplacian(float64[:, ::1], float64[::1], float64[:, ::1])", "center_rows(float64[:, ::1])",
+              "row_ranges(int64[:, ::1])", "row_ranges(float64[:, ::1])", "upper_sum(float64[:, ::1])"]
+module = import_path(build(path, out, signatures=signatures, strict=True).module_path, "teams_dropin")
+numba = import_path(path, "teams_numba")
+rng = np.random.default_rng(7)
+errors = {}
+for n, m in [(1, 1), (1, 700), (2, 3), (3, 257), (17, 100)]:
+    x = rng.standard_normal((n, m))
+    v = rng.standard_normal(m)
+    xi = rng.integers(-50, 50, (n, m))
+    vi = rng.integers(-5, 5, m)
+    cases = [("softmax_rows", (x,)), ("softmax_rows", (x.astype(np.float32)[:, ::1],)),
+             ("matvec_nested", (x, v)), ("matvec_nested", (xi, vi)), ("row_norm_sum", (x,)),
+             ("row_ranges", (xi,)), ("row_ranges", (x,)), ("upper_sum", (x,))]
+    for name, args in cases:
+        got, want = getattr(module, name)(*args), getattr(numba, name)(*args)
+        errors[f"{name}{[a.dtype.name for a in args]}{(n, m)}"] = float(np.max(np.abs(np.asarray(got) - want), initial=0))
+    w = rng.standard_normal(n)
+    ours, theirs = np.zeros((n, m)), np.zeros((n, m))
+    module.scaled_laplacian(x, w, ours)
+    numba.scaled_laplacian(x, w, theirs)
+    errors[f"scaled_laplacian{(n, m)}"] = float(np.max(np.abs(ours - theirs), initial=0))
+    ours, theirs = x.copy(), x.copy()
+    module.center_rows(ours)
+    numba.center_rows(theirs)
+    errors[f"center_rows{(n, m)}"] = float(np.max(np.abs(ours - theirs), initial=0))
+print(json.dumps(errors))
+'''
+
+
+@pytest.mark.parametrize("mode", ["always", ""])
+def test_team_regions_compute_what_numba_computes(tmp_path, mode):
+    """Teams of every thread on every launch (``always``), and the host choice (teams only for
+    few rows), both on the parallel path (``KPC_SERIAL_THRESHOLD=0``)."""
+    env = dict(os.environ, KPC_TEAMS=mode, KPC_SERIAL_THRESHOLD="0", OMP_NUM_THREADS="2")
+    result = subprocess.run([sys.executable, "-c", RUNNER, str(NESTED), str(tmp_path / "out")], env=env,
+                            capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stderr[-3000:]
+    errors = json.loads(result.stdout.strip().splitlines()[-1])
+    assert len(errors) == 5 * 10
+    bad = {case: error for case, error in errors.items() if error > (1e-4 if "float32" in case else 1e-9)}
+    assert not bad
