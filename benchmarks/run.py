@@ -39,6 +39,8 @@ sys.path.insert(0, HERE)
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description="Time the kpc benchmark suite against Numba.")
     parser.add_argument("--quick", action="store_true", help="two smallest sizes per kernel, 3 repeats")
+    parser.add_argument("--suite", choices=("full", "products"), default="full",
+                        help="full: the corpus suite; products: matrix products with @ at n = 256...2048")
     parser.add_argument("--out", default=os.path.join(HERE, "results"), help="output directory")
     parser.add_argument("--only", help="comma-separated kernel labels to run (default: all)")
     parser.add_argument("--repeats", type=int, default=None, help="timed runs per contender (default: 7; 3 quick)")
@@ -56,9 +58,9 @@ def main(argv=None) -> int:
     from kpc.check.spec import load_cases
     from kpc.driver import build
     from kpc.runtime.dispatch import format_type, typeof
-    from suite import SUITE, quick
+    from suite import SUITES, quick
 
-    entries = quick(SUITE) if args.quick else list(SUITE)
+    entries = quick(SUITES[args.suite]) if args.quick else list(SUITES[args.suite])
     if args.only:
         wanted = set(args.only.split(","))
         entries = [e for e in entries if e.name in wanted]
@@ -104,7 +106,7 @@ def main(argv=None) -> int:
             continue
         rows += run_entry(entry, {"kokkos": modules[entry.path]}, repeats=repeats, budget_s=budget,
                           log=lambda line: print(line, file=sys.stderr))
-    meta = {"suite": "quick" if args.quick else "full", "space": args.space, "repeats": repeats,
+    meta = {"suite": f"{args.suite} (quick)" if args.quick else args.suite, "space": args.space, "repeats": repeats,
             "numba_threads": os.environ["NUMBA_NUM_THREADS"], "omp_threads": os.environ["OMP_NUM_THREADS"],
             "cpus": os.cpu_count(), "cpu": _cpu_model(), "skipped": skipped}
     paths = write(rows, meta, args.out)

@@ -61,6 +61,19 @@ SUITE = [
     Entry(_corpus("np_jacobi2d.py"), "jacobi_2d", _square("n", SIDES_2D[:5], t=10), label="jacobi_2d"),
 ]
 
+# Matrix products written with `@` (issue 16's list), n = 256 ... 2048: kpc calls the BLAS Numba
+# calls (SciPy's) at a kernel's host level; `benchmarks/run.py --suite products`.
+SIDES_LA = [256, 512, 1024, 2048]
+PRODUCTS = [
+    Entry(_corpus("np_matmul.py"), "matvec_at", _square("n,m", SIDES_LA), label="matvec_Ax"),
+    Entry(_corpus("np_matmul.py"), "vecmat", _square("n,m", SIDES_LA), label="vecmat_xA"),
+    Entry(_corpus("np_matmul.py"), "transposed_matvec", _square("n,m", SIDES_LA), label="matvec_ATy"),
+    Entry(_corpus("np_matmul.py"), "matmul_at", _square("n,p,m", SIDES_LA), label="gemm_AB"),
+    Entry(_corpus("np_matmul.py"), "chain3", _square("n,p,m", SIDES_LA), label="chain_ABC"),
+    Entry(_corpus("np_matmul.py"), "scaled_gemm", _square("n,p,m", SIDES_LA), label="gemm_scaled"),
+]
+SUITES = {"full": SUITE, "products": PRODUCTS}
+
 
 def quick(entries: list) -> list:
     """The same entries on their two smallest sizes."""

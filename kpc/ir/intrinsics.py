@@ -99,10 +99,12 @@ NUMPY_BOUND = {
 # of a serial host routine (kpc_linalg.hpp) that writes its results into its last arguments,
 # arrays allocated just before it: routine -> (the NumPy function it computes, how many results).
 # ``histogram_edges`` is np.histogram given an array of bin edges (the edges are returned as given),
-# ``cov_xy`` np.cov(m, y).
+# ``cov_xy`` np.cov(m, y). ``matmul`` is ``@``/np.dot with a 2-D operand at a kernel's host level
+# (kpc_blas.hpp: BLAS, or a parallel loop nest; ``ta=True``/``tb=True``: that operand's transpose).
 HOST_ROUTINES = {"linalg_solve": ("np.linalg.solve", 1), "linalg_inv": ("np.linalg.inv", 1),
                  "linalg_cholesky": ("np.linalg.cholesky", 1), "histogram": ("np.histogram", 2),
-                 "histogram_edges": ("np.histogram", 1), "cov": ("np.cov", 1), "cov_xy": ("np.cov", 1)}
+                 "histogram_edges": ("np.histogram", 1), "cov": ("np.cov", 1), "cov_xy": ("np.cov", 1),
+                 "matmul": ("np.dot", 1)}
 NUMPY_FUNCS = frozenset(NUMPY_UFUNCS) | NUMPY_REDUCTIONS | NUMPY_ALLOCATIONS | NUMPY_LIKE | NUMPY_OTHER \
     | frozenset(NUMPY_BOUND)
 

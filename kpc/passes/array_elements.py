@@ -296,6 +296,10 @@ class ElementLowering:
         # Whole-array reductions already hoisted for this statement, by (op, array text):
         # ``np.exp(x - x.max()) / np.exp(x - x.max()).sum()`` computes ``x.max()`` once.
         self.hoisted: dict = {}
+        # Matrix products may call the ``matmul`` routine (BLAS on the host): set for
+        # statements at a kernel's host level (not in a ``prange``, not in a function called
+        # from one) of the Kokkos target; else each element is a dot-product loop.
+        self.products = False
 
     @property
     def loc(self):
@@ -1587,7 +1591,10 @@ class ElementLowering:
         return ArrayValue(source.shape[:axis] + source.shape[axis + 1:], element, dtype, costly=True)
 
     def matmul(self, left, right, dtype, pre: list, node) -> ArrayValue:
-        """``A @ x``, ``x @ A``, ``A @ B``: each element is a dot product over the shared axis."""
+        """``A @ x``, ``x @ A``, ``A @ B``: computed by the ``matmul`` routine where
+        ``products`` allows it, else each element is a dot product over the shared axis."""
+        if self.products and left.type.ndim + right.type.ndim > 2:
+            return self.matmul_routine(left, right, dtype, pre, node)
         b = self.b
         a, c = self.array(left, pre), self.array(right, pre)
         # Every element of an operand is read once per row or column of the result: one that
@@ -1613,6 +1620,45 @@ class ElementLowering:
             return b.name(acc, dtype)
 
         return ArrayValue(shape, element, dtype, costly=True)
+
+    def matmul_routine(self, left, right, dtype, pre: list, node) -> ArrayValue:
+        """``out = np.empty(shape)`` and ``matmul(a, b, out)``: a routine the backend
+        runs as one call (BLAS where it can). Operands are passed as views, a transpose of a
+        view as that view with a flag (``matmul(A, y, out, ta=True)`` for ``A.T @ y``: nothing copied)
+        and a scalar factor as ``alpha``; other operands are
+        computed into temporaries first. The routine checks the inner extents (Numba's
+        ValueError)."""
+        b = self.b
+        operands, flags, scale = [], {}, None
+        for operand in (left, right):
+            # A scalar factor of an operand (``alpha * A @ B``) scales the product instead.
+            if isinstance(operand, n.BinOp) and operand.op == "*":
+                factor, rest = (operand.left, operand.right) if not isinstance(operand.left.type, ArrayType) \
+                    else (operand.right, operand.left)
+                if not isinstance(factor.type, ArrayType) and isinstance(rest.type, ArrayType) \
+                        and rest.type.ndim == operand.type.ndim and rest.type.dtype == dtype:
+                    factor = self.scalar(factor, pre)
+                    scale = factor if scale is None else b.binop("*", scale, factor, promote(scale.type, factor.type))
+                    operand = rest
+            transposed = isinstance(operand, n.Attribute) and operand.attr == "T" \
+                and operand.value.type.ndim == 2 and is_subview_expr(operand.value) \
+                and not self.reads_through(operand.value)
+            operands.append(self.array_operand(operand.value if transposed else operand, pre))
+            if transposed:
+                flags["tb" if operands[1:] else "ta"] = b.const(True, BOOL)
+        a, c = operands
+        ta, tb = "ta" in flags, "tb" in flags
+        if scale is not None:
+            flags["alpha"] = b.cast(scale, dtype)
+        rows = [b.shape_of(a, 1 if ta else 0)] if a.type.ndim == 2 else []
+        cols = [b.shape_of(c, 0 if tb else 1)] if c.type.ndim == 2 else []
+        shape = rows + cols
+        type = ArrayType(dtype, len(shape), "C")
+        out = self.namer.fresh("prod", type)
+        pre.append(n.Assign(b.name(out, type), self.allocation(shape, dtype), self.loc))
+        pre.append(n.ExprStmt(n.Call("matmul", [a, c, b.name(out, type)], "builtin", flags, NONE, self.loc),
+                              self.loc))
+        return self.read_back(b.name(out, type), shape)
 
     def reduce_matmul_scalar(self, node: n.BinOp, pre: list) -> n.Expr:
         """``x @ y`` / ``np.dot(x, y)`` of two 1-D arrays: a hoisted sum of products."""

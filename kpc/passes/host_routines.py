@@ -32,8 +32,9 @@ from ..ir.intrinsics import HOST_ROUTINES
 from ..ir.queries import expr_names
 from ..ir.types import BOOL, INT64, NONE, ArrayType, TupleType, promote
 
-# Routines for another form of a NumPy function: np.histogram with array bins, np.cov(m, y).
-VARIANTS = {"histogram_edges", "cov_xy"}
+# Routines chosen elsewhere: for another form of a NumPy function (np.histogram with array
+# bins, np.cov(m, y)), and the matrix product (``array_elements``, where the context allows).
+VARIANTS = {"histogram_edges", "cov_xy", "matmul"}
 # The NumPy function -> its routine (the variants are chosen by ``host_routine``).
 ROUTINES = {function: routine for routine, (function, _) in HOST_ROUTINES.items() if routine not in VARIANTS}
 

@@ -159,9 +159,10 @@ class LowerNumpy(Pass):
 
     def apply(self, ctx, module) -> None:
         failed = {}
+        in_regions = called_in_prange(module)
         for name, function in list(module.functions.items()):
             try:
-                lower_function(function)
+                lower_function(function, products=ctx.target == "kokkos" and name not in in_regions)
             except NumpyLoweringError as error:
                 failed[name] = error
         if failed:
@@ -188,10 +189,28 @@ def reject(module, failed: dict) -> None:
     module.rebuild_callgraph()
 
 
-def lower_function(function: n.Function) -> n.Function:
-    """Lower every array-level node of ``function`` in place; returns it."""
-    FunctionLowering(function).run()
+def lower_function(function: n.Function, products: bool = False) -> n.Function:
+    """Lower every array-level node of ``function`` in place; returns it. ``products``: matrix
+    products outside ``prange`` loops call the ``matmul`` routine (the Kokkos target, for a
+    function not called from a ``prange``)."""
+    FunctionLowering(function, products).run()
     return function
+
+
+def called_in_prange(module) -> set:
+    """Functions called inside a ``prange`` loop of another, and the functions they call."""
+    found, stack = set(), []
+    for function in module.functions.values():
+        for loop in n.walk(function):
+            if isinstance(loop, n.For) and loop.kind == "prange":
+                stack += [c.func for c in n.walk(loop.body) if isinstance(c, n.Call) and c.kind == "kernel"]
+    while stack:
+        name = stack.pop()
+        if name in found or name not in module.functions:
+            continue
+        found.add(name)
+        stack += [c.func for c in n.walk(module.functions[name]) if isinstance(c, n.Call) and c.kind == "kernel"]
+    return found
 
 
 def array_level_nodes(function: n.Function) -> list:
@@ -225,8 +244,9 @@ def array_level_nodes(function: n.Function) -> list:
 class FunctionLowering:
     """Statement-level lowering of one function."""
 
-    def __init__(self, function: n.Function):
+    def __init__(self, function: n.Function, products: bool = False):
         self.function = function
+        self.products = products
         real_arrays_as_their_real_part(function)
         refuse_writes_through_parts(function)
         store_through_destination(function)
@@ -245,7 +265,9 @@ class FunctionLowering:
         unswitch_broadcast_strides(self.function, self.namer)
 
     def lowering(self, loc) -> ElementLowering:
-        return ElementLowering(self.function, self.namer, loc, self.read_through)
+        low = ElementLowering(self.function, self.namer, loc, self.read_through)
+        low.products = self.products and not self.prange_depth
+        return low
 
     def block(self, stmts: list) -> list:
         out = []

@@ -143,10 +143,15 @@ def _fill(function):
     return routine
 
 
+def _matmul(a, b, out, ta=False, tb=False, alpha=1):
+    """``matmul(a, b, out[, ta=True][, tb=True][, alpha=s])``: out = alpha * (a' @ b')."""
+    out[...] = alpha * ((a.T if ta else a) @ (b.T if tb else b))
+
+
 # The host routines lower-numpy calls (ir.intrinsics.HOST_ROUTINES), computed with NumPy.
 _HOST_ROUTINES = {"linalg_solve": _fill(np.linalg.solve), "linalg_inv": _fill(np.linalg.inv),
                   "linalg_cholesky": _fill(np.linalg.cholesky), "histogram": _histogram, "histogram_edges": _histogram_edges,
-                  "cov": _cov, "cov_xy": _cov_xy}
+                  "cov": _cov, "cov_xy": _cov_xy, "matmul": _matmul}
 
 
 def _expr(e, env):
@@ -198,5 +203,6 @@ def _expr(e, env):
         if e.kind == "builtin":
             return {"abs": abs, "min": min, "max": max, "len": len, "int": int, "float": float, "round": round,
                     "bool": bool, "broadcast_operands": _broadcast_operands,
-                    "broadcast_into": _broadcast_into, **_HOST_ROUTINES}[e.func](*args)
+                    "broadcast_into": _broadcast_into, **_HOST_ROUTINES}[e.func](
+                        *args, **{k: _expr(v, env) for k, v in e.kwargs.items()})
     raise TypeError(f"cannot evaluate {type(e).__name__}: {e}")

@@ -357,6 +357,32 @@ def test_matmul_of_transposes_reads_permuted_indices():
     assert "dot0 += X[i2, i0] * X[i2, i1]" in format_function(f)
 
 
+def test_products_at_host_level_call_the_matmul_routine():
+    """With ``products`` (the Kokkos target, outside ``prange``), a product with a 2-D operand is
+    one ``matmul`` call: transposed views passed with a flag, a scalar factor folded into
+    ``alpha``, a vector dot product still a reduction; in a ``prange`` body, element loops."""
+    source = """
+        def f(A, B, x, alpha):
+            return alpha * A.T @ B, A @ x, x @ A, x @ x
+    """
+    function = typed_function(source, A="f64[:, :]", B="f64[:, :]", x="f64[:]", alpha="f64")
+    lower_function(function, products=True)
+    assert array_level_nodes(function) == []
+    text = format_function(function)
+    assert "matmul(A, B, prod0, ta=True, alpha=alpha)" in text
+    assert "matmul(A, x, prod1)" in text and "matmul(x, A, prod2)" in text
+    A, B, x = mat(4, 4), mat(4, 3), vec(4)
+    for got, expected in zip(run(function, A, B, x, 1.5), (1.5 * A.T @ B, A @ x, x @ A, x @ x)):
+        np.testing.assert_allclose(got, expected, rtol=1e-12)
+    inside = typed_function("""
+        def g(A, X, out):
+            for i in prange(X.shape[0]):
+                out[i] = A @ X[i]
+    """, A="f64[:, :]", X="f64[:, :]", out="f64[:, :]")
+    lower_function(inside, products=True)
+    assert "matmul(" not in format_function(inside)
+
+
 def test_nested_dot_is_computed_once_logistic_regression():
     f = check("""
         def logistic_regression(Y, X, w, iterations):

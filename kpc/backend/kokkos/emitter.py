@@ -33,7 +33,7 @@ from .functions import FunctionEmitter
 HERE = Path(__file__).resolve().parent
 INCLUDE_DIR = HERE
 HEADERS = ("kpc_compat.hpp", "kpc_semantics.hpp", "kpc_numpy.hpp", "kpc_cuda.hpp", "kpc_scatter.hpp",
-           "kpc_random.hpp", "kpc_linalg.hpp")
+           "kpc_random.hpp", "kpc_linalg.hpp", "kpc_blas.hpp")
 
 EXEC_SPACES = {"openmp": "Kokkos::OpenMP", "serial": "Kokkos::Serial", "cuda": "Kokkos::Cuda",
                "threads": "Kokkos::Threads"}
@@ -251,8 +251,10 @@ def emit_translation_unit(specializations, space: str = "openmp", source: str = 
     if draws and space == "cuda":
         raise BackendError("np.random in kernels is translated for host execution spaces only "
                            "(the pool kpc_random.hpp keeps is not reachable from CUDA device code)")
-    linalg = any(isinstance(node, n.Call) and node.kind == "builtin" and node.func in HOST_ROUTINES
-                 for spec in specializations for node in n.walk(list(spec.module.functions.values())))
+    routines = {node.func for spec in specializations for node in n.walk(list(spec.module.functions.values()))
+                if isinstance(node, n.Call) and node.kind == "builtin" and node.func in HOST_ROUTINES}
+    products = "matmul" in routines
+    linalg = bool(routines - {"matmul"})
     if linalg and space == "cuda":
         raise BackendError("np.linalg, np.histogram and np.cov are translated for host execution spaces only "
                            "(kpc_linalg.hpp runs on the host)")
@@ -289,6 +291,7 @@ def emit_translation_unit(specializations, space: str = "openmp", source: str = 
     text = _ENV.get_template("module.cpp.j2").render(
         version=__version__, source=source or "(unknown)", space=space, exec_space=EXEC_SPACES[space],
         specializations=spec_models, entries=entries, scatter=scatter, draws=draws, linalg=linalg,
+        products=products,
     )
     if space == "cuda":
         text = cuda.finish_source(text)

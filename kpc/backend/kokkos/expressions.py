@@ -434,12 +434,18 @@ class ExprEmitter:
         raise BackendError(f"builtin {name}() is not supported by the Kokkos backend", e.loc)
 
     def _host_routine(self, e, name) -> str:
-        """A routine of ``kpc_linalg.hpp`` (``np.linalg.*``, ``np.histogram``, ``np.cov``): serial
-        host code that raises, so not inside a parallel region or a device function."""
+        """A routine of ``kpc_linalg.hpp`` (``np.linalg.*``, ``np.histogram``, ``np.cov``: serial
+        host code that raises) or ``kpc_blas.hpp`` (``matmul``: launches its own parallel loop):
+        not inside a parallel region or a device function."""
         if getattr(self.scope, "in_region", False) or getattr(self.scope, "variant", "host") != "host":
             raise BackendError(f"{HOST_ROUTINES[name][0]}() runs on the host only, outside parallel loops and "
                                "functions called in them; the kernel stays Numba", e.loc)
         args = [self.emit(a) for a in e.args]
+        if name == "matmul":
+            flags = ", ".join("true" if name in e.kwargs else "false" for name in ("ta", "tb"))
+            if "alpha" in e.kwargs:
+                args.append(self.emit(e.kwargs["alpha"], self.type_of(e.args[2]).dtype))
+            return f"kpc::blas::matmul<kpc_exec_space, {flags}>({', '.join(args)})"
         if name == "histogram" and len(args) == 6:
             # Numba computes v - lo in the promoted type of the elements and the range.
             diff = promote(self.type_of(e.args[0]).dtype, self.type_of(e.args[2]))
