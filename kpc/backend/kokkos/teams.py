@@ -125,13 +125,24 @@ class _TeamBody:
         e.emit_line(f"const int64_t kpc_te{m} = kpc::max<int64_t>(kpc_tb{m}, {e.expr.emit(loop.stop, INT64)});")
         bounds = f"Kokkos::TeamThreadRange(kpc_team, kpc_tb{m}, kpc_te{m})"
         counter = f"kpc_j{m}"
-        declare = f"const {ct} {e.name_text(var)} = {counter};"  # not read after the loop (choose-teams)
+        declare = [f"const {ct} {e.name_text(var)} = {counter};"]  # not read after the loop (choose-teams)
+        capture = "[=]"  # copies: a store to an array cannot change them, so the loop vectorizes
+        inside = {id(stmt) for stmt in statements(loop.body)}
+        for name in team.privates:
+            if any((sid, name) in e.plan.inline for sid in inside):
+                continue
+            t = e.type_of(name)
+            if isinstance(t, ScalarType):
+                declare.append(f"{value_type(t)} {e.name_text(name)};")  # declared above, private here
+            else:
+                capture = "[&]"  # a view bound above and rebound here: this thread's own
         if team.pattern == "reduce":
             acc_type = f"{e.function.name}_team{m}"
             parts = e.accumulator(acc_type, team.reductions, f"kpc_team_result{m}", loop.loc)
             e.emit_line(f"{acc_type} kpc_team_result{m};")
-            e.emit_line(f"Kokkos::parallel_reduce({bounds}, [&](const int64_t {counter}, {acc_type}& kpc_acc{m}) {{")
-            self.loop_body(loop, [declare] + [f"{ct_}& {field_} = kpc_acc{m}.{field_};" for _, ct_, field_, _ in parts])
+            e.emit_line(f"Kokkos::parallel_reduce({bounds}, {capture}(const int64_t {counter}, {acc_type}& kpc_acc{m}) "
+                        "{")
+            self.loop_body(loop, declare + [f"{ct_}& {field_} = kpc_acc{m}.{field_};" for _, ct_, field_, _ in parts])
             e.emit_line(f"}}, kpc::Reduce<{acc_type}>(kpc_team_result{m}));")
             for name, _, _, line in parts:
                 if name in self.combined:  # the region's own reduction variable: one thread adds
@@ -139,8 +150,8 @@ class _TeamBody:
                 else:
                     e.emit_line(line)
         else:
-            e.emit_line(f"Kokkos::parallel_for({bounds}, [&](const int64_t {counter}) {{")
-            self.loop_body(loop, [declare])
+            e.emit_line(f"Kokkos::parallel_for({bounds}, {capture}(const int64_t {counter}) {{")
+            self.loop_body(loop, declare)
             e.emit_line("});")
         e.depth -= 1
         e.emit_line("}")
