@@ -108,24 +108,30 @@ struct blas_scalar<Kokkos::complex<double>> {
   using type = std::complex<double>;
 };
 
+// The one of four values that belongs to the BLAS scalar S (s, d, c, z).
+template <class S, class F, class D, class C, class Z>
+auto by_scalar(F f, D d, C c, Z z) {
+  if constexpr (std::is_same_v<S, float>) {
+    return f;
+  } else if constexpr (std::is_same_v<S, double>) {
+    return d;
+  } else if constexpr (std::is_same_v<S, std::complex<float>>) {
+    return c;
+  } else {
+    return z;
+  }
+}
+
 template <class S>
 gemm_fn<S>* gemm() {
   const routines& r = loaded();
-  if constexpr (std::is_same_v<S, float>) return r.sgemm;
-  if constexpr (std::is_same_v<S, double>) return r.dgemm;
-  if constexpr (std::is_same_v<S, std::complex<float>>) return r.cgemm;
-  if constexpr (std::is_same_v<S, std::complex<double>>) return r.zgemm;
-  return nullptr;
+  return by_scalar<S>(r.sgemm, r.dgemm, r.cgemm, r.zgemm);
 }
 
 template <class S>
 gemv_fn<S>* gemv() {
   const routines& r = loaded();
-  if constexpr (std::is_same_v<S, float>) return r.sgemv;
-  if constexpr (std::is_same_v<S, double>) return r.dgemv;
-  if constexpr (std::is_same_v<S, std::complex<float>>) return r.cgemv;
-  if constexpr (std::is_same_v<S, std::complex<double>>) return r.zgemv;
-  return nullptr;
+  return by_scalar<S>(r.sgemv, r.dgemv, r.cgemv, r.zgemv);
 }
 
 inline bool fits_int(int64_t v) { return v >= 0 && v <= std::numeric_limits<int>::max(); }
