@@ -800,7 +800,10 @@ class FunctionEmitter:
             policy = (f"Kokkos::MDRangePolicy<{space}, Kokkos::Rank<{len(loops)}>, Kokkos::IndexType<int64_t>>"
                       f"({{{', '.join(begins)}}}, {{{', '.join(ends)}}})")
         chunked = None
-        if pattern == "reduce" and len(loops) == 1 and info.schedule != "dynamic" and self.unit.space != "cuda":
+        # Not for Team regions: their iterations run long inner loops, and chunks of at least 1024
+        # of them would leave a few hundred rows to one thread.
+        if (pattern == "reduce" and len(loops) == 1 and info.schedule != "dynamic" and self.unit.space != "cuda"
+                and info.policy != "Team"):
             chunked = {"begin": begins[0], "end": ends[0]}
         what = {"for": "parallel_for", "reduce": "parallel_reduce", "scan": "parallel_scan"}[pattern]
         detail = ""
