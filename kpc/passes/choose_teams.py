@@ -47,12 +47,12 @@ class ChooseTeams(Pass):
 
     One team runs each iteration of the region (the league is the outer loop); a loop
     at the top of the body runs across the team's threads (``For.team``, a
-    ``TeamThreadRange``) when it would be legal as a region of its own: a ``prange``,
-    or a ``range`` whose iterations the dependence test proves independent (with
-    auto-parallelization on), its only carried values sum/prod/min/max reductions
-    (team reductions), no exits, atomics, allocations, random draws or other side
-    effects, unit step, and a trip count that is not a constant below
-    ``MIN_TEAM_TRIP``. The other statements of the body either compute private scalars
+    ``TeamThreadRange``) when the dependence test proves its iterations independent (a
+    ``prange``, or a ``range`` with auto-parallelization on; Numba runs an inner
+    ``prange`` serially, so one that may race stays serial), its only carried values
+    sum/prod/min/max reductions (team reductions), no exits, atomics, allocations,
+    random draws or other side effects, unit step, and a trip count that is not a
+    constant below ``MIN_TEAM_TRIP``. The other statements of the body either compute private scalars
     (every thread of the team computes them) or write memory / update the region's
     reduction variables (they run once per team, ``Kokkos::single``); a region where a
     value set by such a statement is read later stays flat, as do regions with
