@@ -384,6 +384,14 @@ inline void read_serial_threshold_env() {
   }
 }
 
+// One empty reduction over `threads` iterations: what measure_serial_scale times.
+template <class ExecSpace>
+void calibration_launch(int threads) {
+  int64_t sum = 0;
+  Kokkos::parallel_reduce("kpc_calibrate", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int64_t>>(0, threads),
+                          KOKKOS_LAMBDA(const int64_t i, int64_t& acc) { acc += i; }, sum);
+}
+
 // Run a parallel region serially when it has at most one iteration, or fewer iterations than
 // the threshold the compiler chose (serial_below) or, when set, than KPC_SERIAL_THRESHOLD.
 // ``work``: the trip count times the run-time trip counts of the loops inside an iteration
@@ -392,28 +400,28 @@ inline void read_serial_threshold_env() {
 // (2 threads, where a dispatch cost about 2 us) before running it in parallel pays: the
 // measured cost of launching a region on ExecSpace's threads, over that reference, times
 // what P threads save against 2 ((1 - 1/2) / (1 - 1/P)). Measured once per process and
-// module (a few dozen empty reductions, well under a millisecond), so a 16-core machine
+// module (about a hundred empty reductions, well under a millisecond), so a 16-core machine
 // whose dispatch costs 10 us keeps regions under ~2.7 times more work serial; clamped to
 // [0.25, 64] against a disturbed measurement.
 template <class ExecSpace>
 double measure_serial_scale() {
   const int threads = ExecSpace().concurrency();
   if (threads <= 1) return 1.0;
-  using policy = Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int64_t>>;
-  double best_us[5];
-  for (int round = 0; round < 5; ++round) {
+  // Rounds after one that wakes the threads; the best round is the cost of a launch in a
+  // loop of calls, where the guard matters (the median of a few rounds at a module's first
+  // call, threads just woken, kept a 10^4-element min/max serial at 15 us on 16 threads
+  // where the region takes 5.4 us, in one process but not in the next).
+  auto launch = [threads] { calibration_launch<ExecSpace>(threads); };
+  for (int k = 0; k < 4; ++k) launch();
+  constexpr int rounds = 8, launches = 8;
+  double best_us[rounds];
+  for (int round = 0; round < rounds; ++round) {
     const auto start = std::chrono::steady_clock::now();
-    constexpr int launches = 8;
-    for (int k = 0; k < launches; ++k) {
-      int64_t sum = 0;
-      Kokkos::parallel_reduce("kpc_calibrate", policy(0, threads),
-                              KOKKOS_LAMBDA(const int64_t i, int64_t& acc) { acc += i; }, sum);
-    }
+    for (int k = 0; k < launches; ++k) launch();
     const std::chrono::duration<double, std::micro> spent = std::chrono::steady_clock::now() - start;
     best_us[round] = spent.count() / launches;
   }
-  std::sort(best_us, best_us + 5);
-  const double launch_us = best_us[2];  // the median round
+  const double launch_us = *std::min_element(best_us, best_us + rounds);
   const double scale = (launch_us / 2.0) * (0.5 / (1.0 - 1.0 / threads));
   return std::min(64.0, std::max(0.25, scale));
 }
