@@ -285,7 +285,9 @@ class BuildCache:
         return [item for item in self.entries() if item[0].startswith(prefix)]
 
     def clear(self, prefix: str = "") -> int:
-        """Remove every entry (or those whose key starts with ``prefix``); return how many."""
+        """Remove every entry (or those whose key starts with ``prefix``); return how many.
+        Clearing everything also removes the precompiled headers (``toolchain/pch``, rebuilt
+        when needed) and Numba's cache of the user files kpc imported (``numba``)."""
         removed = 0
         for key, path, _ in self.entries():
             if key.startswith(prefix):
@@ -295,7 +297,7 @@ class BuildCache:
         if not prefix:
             import shutil
 
-            for folder in ("index", "failed", "tmp"):
+            for folder in ("index", "failed", "tmp", "toolchain/pch", "numba"):
                 shutil.rmtree(self.root / folder, ignore_errors=True)
         return removed
 
