@@ -271,18 +271,21 @@ void with_loops(const A& a, const B& b, const C& out, int64_t k, V alpha) {
           }
           out(i, j) = alpha * s;
         });
-  } else {
-    const int64_t m = static_cast<int64_t>(out.extent(0));
+  } else if constexpr (A::rank == 2) {
+    // (no `if constexpr` inside a device lambda: nvcc refuses its captures there)
     Kokkos::parallel_for(
-        "kpc::matvec", Kokkos::RangePolicy<Exec>(0, m), KOKKOS_LAMBDA(const int64_t i) {
+        "kpc::matvec", Kokkos::RangePolicy<Exec>(0, static_cast<int64_t>(out.extent(0))),
+        KOKKOS_LAMBDA(const int64_t i) {
           V s = V(0);
-          for (int64_t p = 0; p < k; ++p) {
-            if constexpr (A::rank == 2) {
-              s += static_cast<V>(TA ? a(p, i) : a(i, p)) * static_cast<V>(b(p));
-            } else {
-              s += static_cast<V>(a(p)) * static_cast<V>(TB ? b(i, p) : b(p, i));
-            }
-          }
+          for (int64_t p = 0; p < k; ++p) s += static_cast<V>(TA ? a(p, i) : a(i, p)) * static_cast<V>(b(p));
+          out(i) = alpha * s;
+        });
+  } else {
+    Kokkos::parallel_for(
+        "kpc::vecmat", Kokkos::RangePolicy<Exec>(0, static_cast<int64_t>(out.extent(0))),
+        KOKKOS_LAMBDA(const int64_t i) {
+          V s = V(0);
+          for (int64_t p = 0; p < k; ++p) s += static_cast<V>(a(p)) * static_cast<V>(TB ? b(i, p) : b(p, i));
           out(i) = alpha * s;
         });
   }
