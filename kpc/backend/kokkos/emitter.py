@@ -137,7 +137,11 @@ class _UnitContext:
 
 
 def _has_regions(function) -> bool:
-    return any(isinstance(node, n.For) and node.parallel is not None for node in n.walk(function))
+    """Parallel loops, or a ``matmul`` routine (it launches its own loop nest: on CUDA a device
+    kernel, so the arrays it reads must be on the device)."""
+    return any(isinstance(node, n.For) and node.parallel is not None
+               or isinstance(node, n.Call) and node.kind == "builtin" and node.func == "matmul"
+               for node in n.walk(function))
 
 
 def _needs_host_variant(function) -> bool:
