@@ -378,7 +378,7 @@ class ModuleRuntime:
             "types": types, "space": self.space, "options": self.options, "kpc": compiler_digest(),
             "python": sys.version,
             "environment": {k: os.environ.get(k, "") for k in
-                            ("KOKKOS_ROOT", "Kokkos_DIR", "CMAKE_PREFIX_PATH", "CXX", "KPC_CXXFLAGS")},
+                            ("KOKKOS_ROOT", "Kokkos_DIR", "CMAKE_PREFIX_PATH", "CXX", "KPC_CXXFLAGS", "KPC_TEAMS")},
         }
         return hashlib.sha256(json.dumps(material, sort_keys=True, default=str).encode()).hexdigest()[:40]
 

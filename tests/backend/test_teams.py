@@ -109,3 +109,15 @@ def test_team_regions_compute_what_numba_computes(tmp_path, mode):
     assert len(errors) == 5 * 10
     bad = {case: error for case, error in errors.items() if error > (1e-4 if "float32" in case else 1e-9)}
     assert not bad
+
+
+def test_kpc_teams_0_is_part_of_the_lazy_index_key(tmp_path, monkeypatch):
+    """A warm index entry compiled with teams is not reused by a process that asks for flat regions."""
+    from kpc.runtime.dispatch import ModuleRuntime
+
+    runtime = ModuleRuntime(str(NESTED), "openmp", {}, [], str(tmp_path))
+    types = (("array", "float64", 2, "C"),)
+    monkeypatch.delenv("KPC_TEAMS", raising=False)
+    teams = runtime._index_key("softmax_rows", types)
+    monkeypatch.setenv("KPC_TEAMS", "0")
+    assert runtime._index_key("softmax_rows", types) != teams
