@@ -112,3 +112,19 @@ def stmts_exprs(body) -> list:
 def same_expr(a, b) -> bool:
     """Whether two expressions are the same code: the same node type and the same text."""
     return type(a) is type(b) and str(a) == str(b)
+
+
+def called_inside(module, is_loop) -> set:
+    """Names of the functions called inside the loops ``is_loop(for_node)`` accepts, in any
+    function of ``module``, and of the functions those call, transitively."""
+    found, stack = set(), []
+    for function in module.functions.values():
+        for loop in n.walk(function):
+            if isinstance(loop, n.For) and is_loop(loop):
+                stack += [c.func for c in n.walk(loop.body) if isinstance(c, n.Call) and c.kind == "kernel"]
+    while stack:
+        name = stack.pop()
+        if name not in found and name in module.functions:
+            found.add(name)
+            stack += [c.func for c in n.walk(module.functions[name]) if isinstance(c, n.Call) and c.kind == "kernel"]
+    return found

@@ -88,7 +88,7 @@ from __future__ import annotations
 
 from ..ir import nodes as n
 from ..ir.module import Rejected
-from ..ir.queries import expr_names
+from ..ir.queries import called_inside, expr_names
 from ..ir.rewrite import replace_names
 from ..ir.types import BOOL, INT64, ArrayType
 from .aliasing import is_subview_expr, is_view_expr, view_base_name, view_roots
@@ -159,7 +159,7 @@ class LowerNumpy(Pass):
 
     def apply(self, ctx, module) -> None:
         failed = {}
-        in_regions = called_in_prange(module)
+        in_regions = called_inside(module, lambda loop: loop.kind == "prange")
         for name, function in list(module.functions.items()):
             try:
                 lower_function(function, products=ctx.target == "kokkos" and name not in in_regions)
@@ -195,22 +195,6 @@ def lower_function(function: n.Function, products: bool = False) -> n.Function:
     function not called from a ``prange``)."""
     FunctionLowering(function, products).run()
     return function
-
-
-def called_in_prange(module) -> set:
-    """Functions called inside a ``prange`` loop of another, and the functions they call."""
-    found, stack = set(), []
-    for function in module.functions.values():
-        for loop in n.walk(function):
-            if isinstance(loop, n.For) and loop.kind == "prange":
-                stack += [c.func for c in n.walk(loop.body) if isinstance(c, n.Call) and c.kind == "kernel"]
-    while stack:
-        name = stack.pop()
-        if name in found or name not in module.functions:
-            continue
-        found.add(name)
-        stack += [c.func for c in n.walk(module.functions[name]) if isinstance(c, n.Call) and c.kind == "kernel"]
-    return found
 
 
 def array_level_nodes(function: n.Function) -> list:

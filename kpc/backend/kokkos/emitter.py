@@ -23,7 +23,7 @@ import jinja2
 from kpc import __version__
 from kpc.ir import nodes as n
 from kpc.ir.intrinsics import HOST_ROUTINES
-from kpc.ir.queries import nested_bodies, own_exprs
+from kpc.ir.queries import called_inside, nested_bodies, own_exprs
 from kpc.ir.types import ArrayType, NoneType, ScalarType, TupleType, Type
 
 from . import analysis, cuda
@@ -127,6 +127,8 @@ class _UnitContext:
         self.namespace = namespace
         self.host_variant = host_variant
         self.space = space
+        # functions that run inside parallel regions (on CUDA: on the device)
+        self.device_functions = called_inside(module, lambda loop: loop.parallel is not None)
 
     def variant_name(self, name: str, device: bool) -> str:
         if device and self.host_variant.get(name):

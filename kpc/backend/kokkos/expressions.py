@@ -421,6 +421,15 @@ class ExprEmitter:
         if name in ("broadcast_operands", "broadcast_into"):
             # In a kernel body the check cannot throw: it flags, and the binding raises after.
             in_kernel = getattr(self.scope, "in_region", False) or getattr(self.scope, "variant", "host") != "host"
+            unit = getattr(self.scope, "unit", None)
+            on_device = getattr(self.scope, "in_region", False) \
+                or self.scope.function.name in getattr(unit, "device_functions", ())
+            if on_device and getattr(unit, "space", None) == "cuda":
+                # The check (kpc_numpy.hpp) is host code: called from a CUDA kernel it never ran
+                # and the statement after it was lost (found by the corpus's rows_through_helper).
+                raise BackendError("a NumPy shape check inside code that runs on a CUDA device (an array "
+                                   "expression in a function called from a parallel loop) is not translated "
+                                   "for CUDA; the kernel stays Numba", e.loc)
             shapes = ", ".join(
                 f"std::array<int64_t, {len(a.elements)}>{{{', '.join(self.emit(x, INT64) for x in a.elements)}}}"
                 for a in args)
