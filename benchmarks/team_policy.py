@@ -10,7 +10,8 @@ iteration). Each shape is timed interleaved (teams, flat, Numba, teams, ...) in 
 rounds, each round timing up to 10 calls of each one by one (as many as fill about 10 ms);
 the table gives best and median milliseconds per call and the ratios of the best. Shapes: few long rows (where
 host spaces launch teams), a middle one, many short rows (where a host space launches the
-flat region anyway: ``kpc::team_size``). ``--space cuda`` passes CuPy arrays to the kpc
+flat region anyway: ``kpc::team_size``; ``--always`` launches teams of every thread there
+too). ``--space cuda`` passes CuPy arrays to the kpc
 builds when CuPy is importable. ``--write`` saves ``benchmarks/results/team_policy_<space>_<threads>t.json``.
 """
 
@@ -84,6 +85,8 @@ def main(argv=None) -> int:
     parser.add_argument("--space", choices=("openmp", "serial", "cuda"), default="openmp")
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--write", action="store_true", help="save the results as JSON under benchmarks/results")
+    parser.add_argument("--always", action="store_true",
+                        help="host spaces: teams of every thread for every shape (KPC_TEAMS=always), not kpc's choice")
     args = parser.parse_args(argv)
     os.environ.setdefault("OMP_NUM_THREADS", "2")
     os.environ.setdefault("NUMBA_NUM_THREADS", os.environ["OMP_NUM_THREADS"])
@@ -112,6 +115,8 @@ def main(argv=None) -> int:
                 os.environ["KPC_TEAMS"] = saved
         modules[variant] = import_path(result.module_path, f"kpc_nested_{variant}")
     modules["numba"] = import_path(CORPUS_FILE, "numba_nested_prange")
+    if args.always:
+        os.environ["KPC_TEAMS"] = "always"  # read by the generated code at each launch
     built = time.perf_counter() - started
 
     device = None
@@ -155,7 +160,7 @@ def main(argv=None) -> int:
     conditions = {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "host": platform.node(), "cpus": os.cpu_count(), "threads": int(os.environ["OMP_NUM_THREADS"]),
-        "space": args.space, "repeats": args.repeats, "cupy_arrays": device is not None,
+        "space": args.space, "repeats": args.repeats, "cupy_arrays": device is not None, "always": args.always,
         "commit": subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
                                  text=True).stdout.strip(),
         "build_seconds": round(built, 1),
@@ -164,7 +169,8 @@ def main(argv=None) -> int:
           f"flat = the same kernels built with KPC_TEAMS=0; builds took {built:.0f} s")
     if args.write:
         RESULTS.mkdir(parents=True, exist_ok=True)
-        target = RESULTS / f"team_policy_{args.space}_{conditions['threads']}t.json"
+        always = "_always" if args.always else ""
+        target = RESULTS / f"team_policy_{args.space}_{conditions['threads']}t{always}.json"
         target.write_text(json.dumps({"conditions": conditions, "rows": rows}, indent=1) + "\n")
         print(f"wrote {target}")
     return 0
