@@ -106,7 +106,8 @@ def main(argv=None) -> int:
             continue
         rows += run_entry(entry, {"kokkos": modules[entry.path]}, repeats=repeats, budget_s=budget,
                           log=lambda line: print(line, file=sys.stderr))
-    meta = {"suite": f"{args.suite} (quick)" if args.quick else args.suite, "space": args.space, "repeats": repeats,
+    label = "quick" if args.quick else "full"  # the full suite's labels, as before --suite
+    meta = {"suite": label if args.suite == "full" else f"{args.suite} ({label})", "space": args.space, "repeats": repeats,
             "numba_threads": os.environ["NUMBA_NUM_THREADS"], "omp_threads": os.environ["OMP_NUM_THREADS"],
             "cpus": os.cpu_count(), "cpu": _cpu_model(), "skipped": skipped}
     paths = write(rows, meta, args.out)
