@@ -72,6 +72,7 @@ class RegionModel:
     combine: list = field(default_factory=list)
     scatter: "ScatterModel | None" = None
     work: str = ""  # run-time inner trip counts multiplied into the cost guard's count
+    inner: str = ""  # the longest of those trip counts (kpc::team_size's test of inner work)
     chunked: dict | None = None  # host Range reductions: {"begin", "end"} of the chunked launch
     team: "teams.TeamModel | None" = None  # the TeamPolicy launch of a Team region (teams.py)
 
@@ -814,12 +815,13 @@ class FunctionEmitter:
         comment = f"{what}{detail} over {', '.join(l.var.id for l in loops)}"
         if info.schedule == "dynamic":
             comment += ", dynamic schedule"
+        trips = [f"kpc::trip_count({', '.join(self.expr.emit(e, INT64) for e in bounds)})"
+                 for bounds in info.serial_work]
         model = RegionModel(
             index=k, label=c_string(label), pattern=pattern, comment=comment, setup=setup, lambda_params=", ".join(lambda_params),
             prologue=prologue, body=body_lines, serial_loops=serial_loops, call_args=call_args,
             policy=policy, trip_count=" * ".join(counts), serial_below=info.serial_below or 0,
-            work=" * ".join(f"kpc::trip_count({', '.join(self.expr.emit(e, INT64) for e in bounds)})"
-                            for bounds in info.serial_work),
+            work=" * ".join(trips), inner=f"kpc::max_of({{{', '.join(trips)}}})" if len(trips) > 1 else "".join(trips),
             acc_type=acc_type, scan_type=scan_type, combine=combine, scatter=scatter, chunked=chunked, team=team,
         )
         text = self.render_region(model)

@@ -10,6 +10,7 @@
 #include "kpc_compat.hpp"
 
 #include <algorithm>
+#include <initializer_list>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -466,13 +467,16 @@ inline bool teams_always() {
 }
 
 //
-// `inner`: the run-time trip count of the inner loops of one iteration (-1 when it varies with
-// the iteration, as a triangular loop's). On host spaces a team synchronizes its threads at
+// `inner`: the run-time trip count of the longest inner loop of one iteration (-1 when it varies
+// with the iteration, as a triangular loop's). On host spaces a team synchronizes its threads at
 // each inner loop (about a microsecond at 16 threads), which only pays for long inner loops:
 // below kTeamInner iterations, or when unknown, the flat region runs (whose dynamic schedule
 // also balances triangular loops). Measured: Lennard-Jones at 100 atoms, 16 threads, ran
 // 118 us in teams of 4 against 21 us serially.
 constexpr int64_t kTeamInner = 4096;
+
+// The largest of a few trip counts (host code).
+inline int64_t max_of(std::initializer_list<int64_t> values) { return std::max(values); }
 
 template <class ExecSpace>
 inline int team_size(int64_t league, int64_t inner = -1) {
