@@ -46,7 +46,8 @@ class Parallelize(Pass):
     ``ctx.auto_parallel`` is on and the dependence analysis proves its
     iterations independent up to recognized reductions, prefix sums and atomic
     scatter updates; loops with a constant trip count below the cost-guard
-    threshold stay serial. Steps must be constants (any sign). Only the
+    threshold stay serial, and so do plain loops of a function that computes a BLAS product
+    (``matmul``: BLAS runs on threads of its own). Steps must be constants (any sign). Only the
     outermost such loop of a nest is a region; perfectly nested, unit-step,
     rectangular loops below it that stay independent collapse into an MDRange
     (``depth`` 2 or 3). Loops inside device functions stay serial. A ``prange``
@@ -118,6 +119,11 @@ class _RegionFinder:
         self.effects = effects
         self.scope = ArrayScope(function)
         self.live = live_out_of_loops(function)
+        # A BLAS product (lower-numpy's matmul routine) runs on BLAS's own threads: OpenMP
+        # regions beside it leave threads spinning where the other library's run (16 threads:
+        # alpha * A @ B + beta * C at n = 256 took 15 ms against 0.15 ms with the sum serial).
+        self.products = any(isinstance(node, n.Call) and node.kind == "builtin" and node.func == "matmul"
+                            for node in n.walk(function))
 
     def block(self, stmts: list) -> None:
         for stmt in stmts:
@@ -157,6 +163,9 @@ class _RegionFinder:
             note = "prange without parallel=True runs as range (Numba semantics); "
         if not prange and not self.ctx.auto_parallel:
             return note + "auto-parallelization disabled (--no-auto-parallel)"
+        if not prange and self.products:
+            return note + "a function with a BLAS product parallelizes only its prange loops (BLAS's threads " \
+                          "and OpenMP's would contend)"
         if not constant_step(loop):
             reason = f"step {loop.step} is not a constant: the iteration space is unknown"
             if prange:
