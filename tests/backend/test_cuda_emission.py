@@ -203,3 +203,39 @@ def test_a_parameter_written_through_a_name_it_swapped_with_is_written():
                                                   "smooth(float64[::1], int64)"])
     run_pipeline(module, PassContext(target="kokkos"))
     assert written_params(module) == {"heat_in_place": {"a"}, "smooth": set()}
+
+
+def _matmul_unit(signature: str, space: str) -> str:
+    from pathlib import Path
+
+    from kpc.api import load_module
+    from kpc.backend.kokkos.emitter import Specialization, emit_translation_unit
+    from kpc.passes.manager import PassContext, run_pipeline
+
+    path = Path(__file__).resolve().parent.parent / "corpus" / "np_matmul.py"
+    module = load_module(path, signatures=[signature])
+    run_pipeline(module, PassContext(target="kokkos"))
+    name = signature.split("(")[0]
+    return emit_translation_unit([Specialization(module, [name])], space=space, source=str(path)).source
+
+
+def test_products_on_cuda_run_the_loop_nest_on_device_arrays():
+    """A product's routine launches a device kernel: the entry takes device arrays (its function
+    counts as having regions) and the module loads no BLAS (that is for host spaces)."""
+    text = _matmul_unit("scaled_gemm(float64, float64[:, ::1], float64[:, ::1], float64, float64[:, ::1])", "cuda")
+    assert "kpc::blas::matmul<kpc_exec_space, false, false>(A, B, prod0, alpha)" in text
+    assert "kpc::blas::load()" not in text
+    assert ", true);" in text.split("scaled_gemm__s0(")[1].split("kpc::check_errors")[0]  # from_array(..., device)
+    host = _matmul_unit("scaled_gemm(float64, float64[:, ::1], float64[:, ::1], float64, float64[:, ::1])", "openmp")
+    assert "kpc::blas::load();" in host
+
+
+def test_a_shape_check_in_a_function_called_from_a_region_is_refused_on_cuda():
+    """The NumPy shape check is host code: inside a CUDA kernel it never ran (and the store after
+    it was lost), so such a kernel stays Numba on CUDA; host spaces translate it."""
+    from kpc.backend.kokkos.cxx import BackendError
+
+    signature = "rows_through_helper(float64[:, ::1], float64[:, ::1], float64[:, ::1])"
+    assert "kpc::broadcast_into<true>" in _matmul_unit(signature, "openmp")
+    with pytest.raises(BackendError, match="shape check inside code that runs on a CUDA device"):
+        _matmul_unit(signature, "cuda")
