@@ -116,7 +116,7 @@ def main(argv=None) -> int:
         modules[variant] = import_path(result.module_path, f"kpc_nested_{variant}")
     modules["numba"] = import_path(CORPUS_FILE, "numba_nested_prange")
     if args.always:
-        os.environ["KPC_TEAMS"] = "always"  # read by the generated code at each launch
+        os.environ["KPC_TEAMS"] = "always"  # read by the generated code at its first Team launch
     built = time.perf_counter() - started
 
     device = None

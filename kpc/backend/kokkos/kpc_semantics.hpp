@@ -462,8 +462,12 @@ inline bool run_serially(int64_t trip_count, int64_t serial_below) {
 // iterations alone fill the threads, and the flat region needs no barriers). KPC_TEAMS=always
 // asks for teams of every thread (tests run the team code on a few iterations that way).
 inline bool teams_always() {
-  const char* text = std::getenv("KPC_TEAMS");  // read per launch (~50 ns): tests switch it
-  return text != nullptr && std::string(text) == "always";
+  // Read once, at a module's first Team launch (not a getenv and a string per launch).
+  static const bool always = [] {
+    const char* text = std::getenv("KPC_TEAMS");
+    return text != nullptr && std::string(text) == "always";
+  }();
+  return always;
 }
 
 //
