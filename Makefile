@@ -2,14 +2,18 @@
 #   make example   set up, check the environment, build examples/lennard_jones.py with kpc and
 #                  run it beside Numba
 #   make test      set up, run the test suite (pytest -n 2)
+# And, once upstream PyKokkos is built (scripts/pykokkos/build_upstream.sh, see README.md):
+#   make test-pykokkos   the tests that run kpc's PyKokkos output on upstream PyKokkos, in
+#                        that environment; a skip there is a failure
 # Both start with scripts/bootstrap.sh, which is quick when nothing changed.
 
 KPC_VENV ?= .venv
+PYKOKKOS_VENV ?= .venv-pykokkos
 VENV_PYTHON := $(KPC_VENV)/bin/python
 # .ci/run passes a file here to learn pytest's own exit status (make only reports 2).
 PYTEST_STATUS_FILE ?= /dev/null
 
-.PHONY: bootstrap doctor example test
+.PHONY: bootstrap doctor example test test-pykokkos
 
 bootstrap:
 	KPC_VENV=$(abspath $(KPC_VENV)) scripts/bootstrap.sh
@@ -27,3 +31,16 @@ test: bootstrap
 	echo $$status > $(PYTEST_STATUS_FILE); \
 	if [ $$status -eq 5 ]; then echo "make test: pytest collected no tests (exit status 5); an empty suite is a failure" >&2; fi; \
 	exit $$status
+
+# Upstream PyKokkos compiles workunits into pk_cpp/ under the working directory: the tests
+# run from $(PYKOKKOS_VENV)/work, so the checkout stays clean and compiled workunits are reused.
+test-pykokkos:
+	@if [ ! -f $(PYKOKKOS_VENV)/env.sh ]; then \
+		echo "make test-pykokkos: no upstream PyKokkos in $(PYKOKKOS_VENV); build it with" >&2; \
+		echo "  scripts/pykokkos/build_upstream.sh KOKKOS_SRC PYKOKKOS_BASE_SRC PYKOKKOS_SRC" >&2; \
+		echo "(README.md, 'Running the PyKokkos output on upstream PyKokkos')" >&2; exit 2; fi
+	mkdir -p $(PYKOKKOS_VENV)/work
+	. $(abspath $(PYKOKKOS_VENV))/env.sh && cd $(PYKOKKOS_VENV)/work && KPC_REQUIRE_UPSTREAM=1 \
+		python -m pytest -q -n $${JOBS:-2} -p no:cacheprovider --rootdir $(CURDIR) -c $(CURDIR)/pyproject.toml \
+		$(CURDIR)/tests/corpus/test_corpus_pykokkos.py $(CURDIR)/tests/backend/pykokkos/test_per_call_types.py \
+		-k "upstream" $(PYTEST_ARGS)

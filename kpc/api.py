@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass, field
 
 from kpc.frontend import parse_module
@@ -92,12 +93,27 @@ def build_pykokkos(path, out_dir, signatures=None, space: str | None = None,
     kernel the frontend or the type passes reject keeps the whole module as Numba, with
     that diagnostic as the reason. ``auto_parallel=False``: only ``prange`` loops run in parallel.
     """
-    from kpc.backend.pykokkos import check, emit_module
+    from kpc.backend.pykokkos import check
+
+    path = os.fspath(path)
+    stem = os.path.splitext(os.path.basename(path))[0]
+    output = os.path.join(os.fspath(out_dir), f"{stem}.py")
+    result, warnings = _emit_pykokkos(path, output, signatures, space, source, auto_parallel)
+    _write_text(output, result.source)
+    return PyKokkosBuild(result.source, output, result.kernels, check(result.source, space=space), warnings)
+
+
+def _emit_pykokkos(path, output, signatures, space, source, auto_parallel, only=None):
+    """The PyKokkos module of ``path`` as it would be written at ``output`` (the emitter's result)
+    and the pipeline's warnings; nothing is written. ``only``: names of the kernels to keep
+    (with what they call), as for a specialization."""
+    from kpc.backend.pykokkos import emit_module
     from kpc.ir.module import Rejected
     from kpc.passes.manager import PassContext, run_pipeline
 
-    path = os.fspath(path)
     module = load_module(path, signatures=signatures, source=source)
+    if only is not None:
+        module.keep_only(only)
     ctx = PassContext(target="pykokkos", auto_parallel=auto_parallel)
     try:
         run_pipeline(module, ctx)
@@ -106,16 +122,48 @@ def build_pykokkos(path, out_dir, signatures=None, space: str | None = None,
             module.rejected[name] = Rejected(name, error.diagnostic, function.loc)
         module.functions.clear()
         module.rebuild_callgraph()
-    stem = os.path.splitext(os.path.basename(path))[0]
-    output = os.path.join(os.fspath(out_dir), f"{stem}.py")
-    result = emit_module(module, output, space=space)
+    return emit_module(module, output, space=space, options={"auto_parallel": auto_parallel}), list(ctx.warnings)
+
+
+def _write_text(output, text: str) -> None:
+    """``text`` into ``output`` atomically (a reader never sees half a file)."""
     os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
-    temporary = f"{output}.{os.getpid()}.tmp"
+    temporary = f"{output}.{os.getpid()}.{threading.get_ident()}.tmp"
     with open(temporary, "w", encoding="utf-8") as handle:
-        handle.write(result.source)
+        handle.write(text)
     os.replace(temporary, output)
-    return PyKokkosBuild(result.source, output, result.kernels, check(result.source, space=space),
-                         list(ctx.warnings))
+
+
+def build_pykokkos_specialization(source_path, function: str, types: tuple, space: str | None,
+                                  options: dict) -> dict:
+    """The PyKokkos module of ``source_path`` with ``function`` typed for ``types`` (runtime
+    argument types, ``kpc.runtime.dispatch.typeof``): what a PyKokkos module built without
+    signatures asks for when it is called with other argument types.
+
+    Upstream PyKokkos compiles workunits from a real file and keys its own cache by the
+    file's path, not its text; so the module is written once per content, as
+    ``<cache>/pykokkos/<stem>_<sha256 of its text>.py``. Returns ``{"path", "translated",
+    "reason"}``: ``translated`` False when kpc keeps ``function`` as Numba for these types.
+    """
+    import hashlib
+
+    from kpc.runtime.cache_dir import cache_root
+    from kpc.runtime.dispatch import format_type
+
+    source_path = os.path.abspath(os.fspath(source_path))
+    stem = os.path.splitext(os.path.basename(source_path))[0]
+    folder = os.path.join(str(cache_root()), "pykokkos")
+    signature = f"{function}({', '.join(format_type(t) for t in types)})"
+    result, _ = _emit_pykokkos(source_path, os.path.join(folder, f"{stem}.py"), [signature], space, None,
+                               options.get("auto_parallel", True), only=[function])
+    digest = hashlib.sha256(result.source.encode()).hexdigest()[:16]
+    output = os.path.join(folder, f"{stem}_{digest}.py")
+    if not os.path.exists(output):
+        _write_text(output, result.source)
+    kernel = next(k for k in result.kernels if k.name == function)
+    return {"path": output, "translated": kernel.status == "translated",
+            "reason": None if kernel.status == "translated" else
+            (f"{kernel.construct} ({kernel.reason})" if kernel.reason else kernel.construct)}
 
 
 def check_pykokkos(path) -> list:
@@ -511,13 +559,9 @@ def _failing_requests(path, source, requests, auto_parallel: bool = True, space:
 
 def _runtime_type(t) -> tuple:
     """An IR type as the runtime's argument-type tuple."""
-    from kpc.ir.types import ArrayType, ScalarType
+    from kpc.ir.types import runtime_type
 
-    if isinstance(t, ArrayType):
-        return ("array", t.dtype.name, t.ndim, t.layout)
-    if isinstance(t, ScalarType):
-        return ("scalar", t.name)
-    raise ValueError(f"kpc cannot take arguments of type {t} from Python yet")
+    return runtime_type(t)
 
 
 def _guessed_types(path, source, name: str) -> list:

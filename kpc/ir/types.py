@@ -171,6 +171,20 @@ SCALARS = {name: ScalarType(name) for name in _SHORT}
 _BY_SHORT = {short: ScalarType(name) for name, short in _SHORT.items()}
 
 
+def runtime_type(t: Type) -> tuple:
+    """``t`` as the runtime spells an argument type (``kpc.runtime.dispatch.typeof``):
+    ``("array", dtype, ndim, layout)`` or ``("scalar", dtype)``.
+
+    >>> runtime_type(ArrayType(scalar("float32"), 2, "C")), runtime_type(scalar("int64"))
+    (('array', 'float32', 2, 'C'), ('scalar', 'int64'))
+    """
+    if isinstance(t, ArrayType):
+        return ("array", t.dtype.name, t.ndim, t.layout)
+    if isinstance(t, ScalarType):
+        return ("scalar", t.name)
+    raise ValueError(f"kpc cannot take arguments of type {t} from Python yet")
+
+
 def scalar(name: str) -> ScalarType:
     """The scalar type for a NumPy name (``float64``) or a short name (``f64``)."""
     if name in SCALARS:

@@ -94,7 +94,8 @@ def _first_message(text: str, location: str | None) -> str:
 def fallback_message(function: str, signature: str, record: dict, earlier: bool = False) -> str:
     """The warning's text: place, what failed, the construct, and the kept source if any."""
     what = {"type": "kpc cannot type", "emit": "kpc cannot emit Kokkos C++ for",
-            "compile": "the C++ compiler failed on", "argument": "kpc cannot take the arguments of"
+            "compile": "the C++ compiler failed on", "argument": "kpc cannot take the arguments of",
+            "pykokkos": "kpc cannot translate to PyKokkos"
             }.get(record["kind"], "kpc failed on")
     where = f"{record['location']}: " if record.get("location") else ""
     message, construct = record["message"], record["construct"]

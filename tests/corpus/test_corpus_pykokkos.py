@@ -14,17 +14,24 @@ for that dtype (``tests/backend/pykokkos/pykokkos_corpus_builds.py``), and:
   every case is compared with Numba. Where Numba itself departs from Python (e.g. a
   ``prange`` min reduction over no iterations), agreement with the kernel run as plain
   Python is accepted and reported.
+- ``test_per_call_types_*``: the file built once WITHOUT signatures (as a user builds
+  it), then called with every case's dtypes (int64, float32, float64, ...): calls with
+  other types than the built ones get modules kpc writes for them on first use
+  (``kpc.runtime.pykokkos_types``), on upstream PyKokkos when it is importable and on the
+  contract interpreter.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import sys
 from pathlib import Path
 
 import pytest
 
+from kpc.api import build_pykokkos
 from kpc.check import corpus_files, load_cases
 from kpc.check.inputs import variants
 from kpc.check.runner import check_file, import_path
@@ -63,7 +70,8 @@ def out_root(tmp_path_factory):
 
 
 def _only(dtype):
-    return lambda case: [v for v in variants(case) if v.dtype == dtype]
+    """The variants of ``dtype`` (all of them for None)."""
+    return lambda case: [v for v in variants(case) if dtype is None or v.dtype == dtype]
 
 
 def _differential(path, dtype, module, target):
@@ -97,6 +105,17 @@ def test_build_report_and_contract_rules(path, dtype, out_root):
         assert "# Kept as Numba: " in result.source and f"{kernel.name} = _numba.{kernel.name}" in result.source
 
 
+def require_upstream():
+    """The upstream package; a skip when it is not importable, a failure under
+    ``KPC_REQUIRE_UPSTREAM=1`` (``make test-pykokkos``, where a skip would hide a broken build)."""
+    upstream, reason = upstream_pykokkos()
+    if upstream is None:
+        if os.environ.get("KPC_REQUIRE_UPSTREAM", "") not in ("", "0"):
+            pytest.fail(f"upstream pykokkos not importable: {reason}")
+        pytest.skip(f"upstream pykokkos not importable: {reason}")
+    return upstream
+
+
 def upstream_pykokkos():
     """The real upstream package, or the reason it is not importable.
 
@@ -114,9 +133,7 @@ def upstream_pykokkos():
 
 @pytest.mark.parametrize("path, dtype", _params())
 def test_upstream_pykokkos(path, dtype, out_root):
-    upstream, reason = upstream_pykokkos()
-    if upstream is None:
-        pytest.skip(f"upstream pykokkos not importable: {reason}")
+    require_upstream()
     result = build(path, dtype, out_root)
     spec = importlib.util.spec_from_file_location(f"kpc_pykokkos_{path.stem}_{dtype}", result.output)
     module = importlib.util.module_from_spec(spec)
@@ -133,3 +150,38 @@ def test_contract_interpreter(path, dtype, out_root):
     report, failures = _differential(path, dtype, module, "pykokkos-contract-interpreter")
     assert report.runs > 0
     assert not failures, "\n".join(failures)
+
+
+_generic_builds: dict = {}
+
+
+def generic_build(path, tmp_root):
+    """The file built without signatures (kpc assumes float64 where nothing says otherwise)."""
+    if str(path) not in _generic_builds:
+        _generic_builds[str(path)] = build_pykokkos(path, os.path.join(str(tmp_root), "generic"))
+    return _generic_builds[str(path)]
+
+
+def _all_dtypes(path, module, target):
+    report, failures = _differential(path, None, module, target)
+    assert report.runs > 0
+    assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("path", [pytest.param(p, id=p.stem, marks=pytest.mark.xdist_group(p.stem))
+                                  for p in corpus_files(HERE)])
+def test_per_call_types_upstream(path, out_root):
+    require_upstream()
+    result = generic_build(path, out_root)
+    spec = importlib.util.spec_from_file_location(f"kpc_pykokkos_generic_{path.stem}", result.output)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    _all_dtypes(path, module, "pykokkos")
+
+
+@pytest.mark.parametrize("path", [pytest.param(p, id=p.stem, marks=pytest.mark.xdist_group(p.stem))
+                                  for p in corpus_files(HERE)])
+def test_per_call_types_contract_interpreter(path, out_root):
+    result = generic_build(path, out_root)
+    module = ContractInterpreter().load(result.output, name=f"kpc_contract_generic_{path.stem}")
+    _all_dtypes(path, module, "pykokkos-contract-interpreter")

@@ -29,7 +29,8 @@ import jinja2
 from kpc import __version__
 from kpc.backend.source_names import source_dunders
 from kpc.ir import nodes as n
-from kpc.ir.types import ArrayType, NoneType, ScalarType, TupleType
+from kpc.ir.signature import parse_signature
+from kpc.ir.types import ArrayType, NoneType, ScalarType, TupleType, runtime_type
 
 from . import spelling
 from .bounds import Bounds
@@ -248,12 +249,13 @@ def _kept_reason(exc: Unsupported) -> str:
 class PyKokkosEmitter:
     """Emits one module. ``space``: ``None`` (PyKokkos's default space), a host space name or ``Cuda``."""
 
-    def __init__(self, module, output_path: str, space: str | None = None):
+    def __init__(self, module, output_path: str, space: str | None = None, options: dict | None = None):
         if space is not None and space not in HOST_SPACES + DEVICE_SPACES:
             raise ValueError(f"space {space!r}: choose one of {', '.join(HOST_SPACES + DEVICE_SPACES)} or None")
         self.module = module
         self.output_path = output_path
         self.space = space
+        self.options = dict(options or {})
         self.ctx = _Context(module, space)
         self.written = self.ctx.written
 
@@ -300,6 +302,9 @@ class PyKokkosEmitter:
         kept.sort(key=lambda k: order.index(k.name))
         reports.sort(key=lambda r: order.index(r.name))
         model = self._model(functions, workunits, caller_models, kept, reports)
+        model.per_call = {name: _per_call_types(self.module.functions[name]) for name in callers}
+        model.options = self.options
+        model.space = self.space
         return EmitResult(_render(model), reports)
 
     # ------------------------------------------------------------------ pieces
@@ -433,6 +438,18 @@ class PyKokkosEmitter:
         return ModuleModel(header, imports, helpers, os.path.relpath(absolute, out_dir), absolute, functions,
                            workunits, callers, kept, numba_now=bool(kept) or "_numba." in host_text,
                            source_dunders=source_dunders(self.module.source))
+
+
+def _per_call_types(fn: n.Function) -> tuple:
+    """``(built, eager)``: the argument types ``fn`` was built for, and those of its eager
+    signatures (None without: any types), as ``kpc.runtime.dispatch.typeof`` spells them."""
+    built = tuple(runtime_type(p.type) for p in fn.params)
+    if not fn.signatures:
+        return built, None
+    try:
+        return built, [tuple(runtime_type(t) for t in parse_signature(text).args) for text in fn.signatures]
+    except ValueError:  # an eager signature with types Python cannot pass: the built one only
+        return built, [built]
 
 
 def _returns_array(ty) -> bool:
@@ -569,6 +586,7 @@ def _render(model: ModuleModel) -> str:
         numba_now=model.numba_now,
         source_dunders=model.source_dunders,
         functions=model.functions, workunits=model.workunits, callers=model.callers, kept=model.kept,
+        per_call=model.per_call, options=model.options, space=model.space,
     )
     text = re.sub(r"[ \t]+\n", "\n", text)
     text = re.sub(r"\n{4,}", "\n\n\n", text).rstrip("\n") + "\n"
@@ -576,11 +594,13 @@ def _render(model: ModuleModel) -> str:
     return text
 
 
-def emit_module(module, output_path: str, space: str | None = None) -> EmitResult:
+def emit_module(module, output_path: str, space: str | None = None, options: dict | None = None) -> EmitResult:
     """The PyKokkos module for ``module`` (an IR module after the ``pykokkos`` pipeline).
 
     ``output_path``: where the text will be written (relative paths inside it are resolved
     from there); ``space``: ``None`` for PyKokkos's default execution space, ``OpenMP``,
-    ``Serial``, ``Threads``, or ``Cuda`` (callers pass CuPy arrays to the workunits).
+    ``Serial``, ``Threads``, or ``Cuda`` (callers pass CuPy arrays to the workunits);
+    ``options``: the build's options (``auto_parallel``), which the module gives kpc when it
+    asks for a specialization for other argument types (``kpc.runtime.pykokkos_types``).
     """
-    return PyKokkosEmitter(module, output_path, space).emit()
+    return PyKokkosEmitter(module, output_path, space, options).emit()

@@ -385,6 +385,9 @@ class ContractInterpreter:
                 sys.modules.pop("pykokkos", None)
             else:
                 sys.modules["pykokkos"] = saved
+        per_call = vars(module).get("_kpc_types")
+        if per_call is not None:  # modules kpc writes for other argument types run here too
+            per_call.load_module = lambda file, module_name: ContractInterpreter().load(file, name=module_name)
         return module
 
     def _compile(self, fn: ast.FunctionDef, kind: str, alias: str, env: dict) -> None:

@@ -50,17 +50,19 @@ def _as_view(name, array, dtype, ndim):
 _numba_source = None
 
 
+def _numba_source_path():
+    """The original Numba module's file: next to this file as it was when generated, else
+    where it was at build time."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), '../../../../corpus/lennard_jones.py')
+    return path if os.path.exists(path) else '<absolute path of the source at build time>'
+
+
 def _load_numba_source():
     """The original Numba module, imported once, on first use, under a private name (its
-    ``__main__`` block does not run): kernels kept as Numba and every other name of it.
-
-    Found next to this file as it was when generated, else where it was at build time.
-    """
+    ``__main__`` block does not run): kernels kept as Numba and every other name of it."""
     global _numba_source
     if _numba_source is None:
-        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), '../../../../corpus/lennard_jones.py')
-        if not os.path.exists(path):
-            path = '<absolute path of the source at build time>'
+        path = _numba_source_path()
         spec = importlib.util.spec_from_file_location('_kpc_numba_source_lennard_jones', path)
         source = importlib.util.module_from_spec(spec)
         sys.modules[spec.name] = source  # for what looks its module up (dataclasses, pickle)
@@ -123,6 +125,21 @@ def potential(cluster):
         cluster=cluster,
     )
     return float(energy)
+
+
+# Numba compiles a kernel again for each new argument-type signature (of its eager ones, if any),
+# and so does this module: a call with argument types other than the ones a function here
+# was built for gets the function from a module kpc writes for those types, on first use
+# (kpc.runtime.pykokkos_types). Where kpc is not installed, only the built types are taken.
+try:
+    from kpc import compiler as _kpc_compiler
+    from kpc.runtime.pykokkos_types import install as _kpc_install
+except ImportError:
+    _kpc_types = None
+else:
+    _kpc_types = _kpc_install(globals(), _numba_source_path(), None, {'auto_parallel': True}, {
+        'potential': ((('array', 'float64', 2, 'A'),), None),
+    }, _kpc_compiler)
 
 
 def __getattr__(name):
