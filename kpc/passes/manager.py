@@ -46,6 +46,7 @@ PIPELINES = {
         "cost-guard",
         "simplify-powers",
         "flatten-mdrange",
+        "fold-triangular",
         "materialize-subviews",
     ],
 }

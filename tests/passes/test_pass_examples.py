@@ -14,7 +14,8 @@ import pytest
 from source_ir import load
 
 from kpc.ir.printer import format_function
-from kpc.passes import (choose_schedule, choose_teams, cost_guard, dependence, explain, flatten_mdrange, host_routines,
+from kpc.passes import (choose_schedule, choose_teams, cost_guard, dependence, explain, flatten_mdrange, fold_triangular,
+                        host_routines,
                         infer_dispatch, materialize_subviews, parallelize, recognize_reductions, simplify_powers)
 from kpc.passes.explain import explain as explain_module
 from kpc.passes.manager import PASSES, PassContext, run_pipeline
@@ -131,6 +132,15 @@ EXAMPLES = {
                 for j in range(1, a.shape[1]):
                     b[i, j] = a[i, j] + a[i, j - 1]
         """),
+    "fold-triangular": (ANALYSIS, {"pairs": "(f8[:],)"}, """
+        @njit(parallel=True)
+        def pairs(x):
+            s = 0.0
+            for i in prange(len(x)):
+                for j in range(i + 1, len(x)):
+                    s += x[i] * x[j]
+            return s
+        """),
     "materialize-subviews": (ANALYSIS, {"potential": "(f8[:, ::1],)"}, """
         @njit
         def distance(p, q):
@@ -179,7 +189,8 @@ def printed(module, block: str) -> str:
 def test_docstring_example(name):
     before_passes, signatures, source = EXAMPLES[name]
     module = load(source, signatures)
-    ctx = PassContext(target="pykokkos" if name in ("flatten-mdrange", "materialize-subviews") else "kokkos")
+    ctx = PassContext(target="pykokkos" if name in ("flatten-mdrange", "fold-triangular", "materialize-subviews")
+                      else "kokkos")
     run_pipeline(module, ctx, before_passes)
     blocks = docstring_blocks(PASSES[name].__doc__)
     assert blocks and blocks[0][0] == "Before", f"{name}: the docstring starts no Before:: block"
@@ -196,11 +207,12 @@ def test_docstring_example(name):
 def test_every_pass_of_mine_has_an_example():
     mine = {"parallelize", "recognize-reductions", "infer-dispatch", "cost-guard", "simplify-powers",
             "choose-schedule", "flatten-mdrange", "materialize-subviews", "propagate-constants",
-            "double-buffer", "inline-array-calls", "choose-teams"}
+            "double-buffer", "inline-array-calls", "choose-teams", "fold-triangular"}
     assert mine <= set(PASSES) and mine == set(EXAMPLES)
 
 
 @pytest.mark.parametrize("module", [dependence, explain, choose_schedule, choose_teams, cost_guard, flatten_mdrange,
+                                    fold_triangular,
                                     host_routines, infer_dispatch, materialize_subviews, parallelize,
                                     recognize_reductions, simplify_powers], ids=lambda m: m.__name__)
 def test_module_doctests(module):

@@ -67,8 +67,9 @@ def test_lennard_jones_report(lennard_jones):
 def test_lennard_jones_for_pykokkos_passes_rows_as_named_subviews():
     module, _ = compiled("lennard_jones", {"potential": "(f8[:, ::1],)"}, target="pykokkos")
     potential = module.functions["potential"]
-    outer, inner = loops(potential)
-    row_i, row_j = outer.body[0], inner.body[0]  # row i once per i, row j once per j
+    outer, pair, inner = loops(potential)  # fold-triangular: a work item runs rows t and n - 1 - t
+    assert str(pair.body[0].target) == "i"
+    row_i, row_j = pair.body[1], inner.body[0]  # row i once per i, row j once per j
     assert [str(s.value) for s in (row_i, row_j)] == ["cluster[i, :]", "cluster[j, :]"]
     call = inner.body[1].value
     assert [str(a) for a in call.args] == [row_i.target.id, row_j.target.id]

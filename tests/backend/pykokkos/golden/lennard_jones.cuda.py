@@ -123,24 +123,41 @@ def lj(r: pk.double) -> pk.double:
 
 # lennard_jones.py:32: for i in prange(len(cluster) - 1):
 @pk.workunit
-def potential_loop1_3713f1aa(i: int, energy: pk.Acc[pk.double], cluster: pk.View2D[pk.double]):
+def potential_loop1_d8393f26(
+    t: int,
+    energy: pk.Acc[pk.double],
+    n_i: pk.int64,
+    cluster: pk.View2D[pk.double],
+):
     cluster_shape0: pk.int64 = cluster.extent(0)
+    i: pk.int64 = 0
     r: pk.double = 0.0
     e: pk.double = 0.0
-    cluster_i = cluster[i, :]
-    for j in range(i + 1, cluster_shape0):
-        cluster_j = cluster[j, :]
-        r = distance(cluster_i, cluster_j)
-        e = lj(r)
-        energy += e
+    max_1: pk.int64 = n_i - 2 * t
+    if 1 > max_1:
+        max_1 = 1
+    m: pk.int64 = max_1
+    min_1: pk.int64 = m
+    if 2 < min_1:
+        min_1 = 2
+    for u in range(min_1):
+        i = t + u * (m - 1)
+        cluster_i = cluster[i, :]
+        for j in range(i + 1, cluster_shape0):
+            cluster_j = cluster[j, :]
+            r = distance(cluster_i, cluster_j)
+            e = lj(r)
+            energy += e
 
 
 def potential(cluster):
     cluster = _as_view("cluster", cluster, np.float64, 2)
     energy = 0.0
+    n_i = max(len(cluster) - 1, 0)
     energy += pk.parallel_reduce(
-        pk.RangePolicy(pk.Cuda, 0, max(0, len(cluster) - 1)),
-        potential_loop1_3713f1aa,
+        pk.RangePolicy(pk.Cuda, 0, int((n_i + 1) // 2)),
+        potential_loop1_d8393f26,
+        n_i=n_i,
         cluster=cluster,
     )
     return float(energy)
