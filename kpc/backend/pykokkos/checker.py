@@ -36,31 +36,44 @@ RULES = {
     "view-indexing": "§8 element access is v[i][j], never v[i, j]",
     "inline-subview": "§8 a subview is only the whole value of an assignment to a fresh name",
     "subview-position": "§8 integer positions of a subview are bare names",
-    "subview-slice": "§8 subview slices are [:] or [lo:hi], no step",
+    "subview-slice": "§8 subview slices are [:] or [lo:hi] on a 2-D or higher view; a step is silently dropped upstream",
     "subview-redeclared": "§8 each subview name is assigned once per workunit/function",
-    "tuple": "§11 no tuple unpacking or tuple literals",
+    "tuple": "§11 no tuple unpacking or tuple literals; no chained assignment (C++ `a = b = v` converts through "
+             "b's type: silently wrong when the targets' types differ)",
     "conditional-expression": "§11 no `a if c else b`",
     "chained-comparison": "§11 no `a < b < c`",
-    "mixed-boolop": "upstream prints and/or without parentheses: no and/or nested in the other or in a comparison",
+    "mixed-boolop": "upstream prints and/or without parentheses: no and/or nested in the other or in a comparison "
+                    "(it compiles and silently regroups)",
     "in-is": "§11 no `in` / `is`",
-    "builtin": "§9/§11 no min, max, len, print or other Python builtins inside workunits/functions",
-    "float-cast": "§12 float(x) is a 32-bit cast: use pk.double(x)",
+    "builtin": "§9/§11 no min, max, len, print or other Python builtins inside workunits/functions "
+               "(min/max/len/print: upstream prints 'undefined symbol' and exits with status 0)",
+    "float-cast": "§12 float(x) is a 32-bit cast (silently loses precision upstream): use pk.double(x)",
     "statement": "§11 no with/assert/del/global/try/raise/lambda/comprehensions/else clauses of loops",
-    "for-range": "§11 for loops iterate range(...) into one name; a step is a literal (negative only as -k)",
-    "reduction-form": "§5 an accumulator is only updated with += / -= (upstream joins with + from 0)",
-    "acc-annotation": "§5 accumulators are annotated pk.Acc[...] (unannotated means double)",
-    "module-global": "§1.4 module-level names are not visible inside workunits/functions",
-    "param-assignment": "§2 parameters are const: copy into an annotated local before writing",
+    "for-range": "§11 for loops iterate range(...) into one name; a step is a literal (negative only as -k): "
+                 "upstream compares with > only for a literal -k, so a negative variable step silently runs zero times",
+    "reduction-form": "§5 an accumulator is only updated with += / -= (upstream joins with + from 0: "
+                      "other forms compile and give silently wrong results)",
+    "acc-annotation": "§5 accumulators are annotated pk.Acc[...] (unannotated means double: an integer sum "
+                      "silently comes back as a float, rounded above 2**53)",
+    "module-global": "§1.4 module-level names are not visible inside workunits/functions (upstream prints "
+                     "'undefined symbol' and exits with status 0)",
+    "param-assignment": "§2 a workunit's keyword parameters are const members: copy into an annotated local before "
+                        "writing (the thread index and @pk.function parameters are by-value C++ parameters: assignable)",
     "local-annotation": "§3 a new local is declared with an annotation at its first assignment",
-    "redeclared-local": "§3 a local is declared once (a second declaration is a C++ redeclaration or shadow)",
+    "redeclared-local": "§3 a local is declared once (in the same block: C++ redeclaration error; in an inner "
+                        "block or as a loop variable: a C++ shadow, so the outer variable is silently left unchanged)",
     "out-of-scope": "§3 C++ block scoping: a local declared in a block is not visible after it",
     "return-value": "§11 a workunit returns no value",
     "extent-in-function": "§6 v.extent() is not accepted inside @pk.function: pass sizes as parameters",
-    "shape-attribute": "§8 v.shape is an undefined symbol inside workunits/functions: use v.extent(d)",
-    "atomic-in-function": "§6 pk.atomic_add is not accepted inside @pk.function: use pk.atomic_fetch_add",
-    "kwargs-match": "§2 a dispatch passes exactly the workunit's parameters, by keyword",
-    "cpp-keyword": "a local or parameter named like a C++ keyword does not compile",
-    "string": "no string constants inside workunits/functions (except pk.printf's format)",
+    "shape-attribute": "§8 v.shape is an undefined symbol inside workunits/functions (upstream exits with status 0): "
+                       "use v.extent(d)",
+    "atomic-in-function": "§6 pk.atomic_add / pk.atomic_increment are not accepted inside @pk.function: "
+                          "use pk.atomic_fetch_add",
+    "kwargs-match": "§2 a dispatch passes exactly the workunit's parameters, by keyword (**mapping is fine); a "
+                    "parallel_reduce of a workunit without an accumulator silently returns None",
+    "cpp-keyword": "a local or parameter named like a C++ keyword or alternative token (xor, bitand...) does not compile",
+    "string": "no string constants inside workunits/functions (except pk.printf's format and bare string "
+              "statements, which upstream drops)",
 }
 
 CUDA_RULES = {
@@ -86,6 +99,7 @@ _VIEW_DTYPES = _SCALAR_TYPES - {"int"}
 _UNIT_BUILTINS = frozenset({"range", "abs", "int"})
 _DISPATCH_LEADING = {"parallel_for": 1, "parallel_reduce": 2, "parallel_scan": 3}
 _MATH_CONSTANTS = frozenset({"pi", "e", "tau", "inf", "nan"})
+_SILENT_SYMBOL = "upstream prints 'undefined symbol' and exits with status 0"
 
 
 @dataclass(frozen=True)
@@ -198,13 +212,19 @@ class _Checker:
             fn = workunits[node.args[where].id]
             if len(node.args) > where + 1:
                 self.add("kwargs-match", node, f"positional arguments after {fn.name}: pass them by keyword")
-            if any(k.arg is None for k in node.keywords):
-                self.add("kwargs-match", node, "**kwargs in a dispatch: name every argument")
-                continue
+            # `**mapping` reaches upstream as ordinary keywords: only the named ones can be checked here.
+            unpacked = any(k.arg is None for k in node.keywords)
             leading = _DISPATCH_LEADING[node.func.attr]
+            second = fn.args.args[1].annotation if len(fn.args.args) > 1 else None
+            if node.func.attr == "parallel_reduce" and second is not None and not (
+                    isinstance(second, ast.Subscript) and isinstance(second.value, ast.Attribute)
+                    and second.value.attr == "Acc"):
+                self.add("kwargs-match", node, f"pk.{node.func.attr}(..., {fn.name}, ...): the workunit has no "
+                         "accumulator (upstream runs it and silently returns None)")
+                continue
             expected = [a.arg for a in fn.args.args[leading:]]
-            given = [k.arg for k in node.keywords]
-            missing = [x for x in expected if x not in given]
+            given = [k.arg for k in node.keywords if k.arg is not None]
+            missing = [] if unpacked else [x for x in expected if x not in given]
             extra = [x for x in given if x not in expected]
             if missing or extra or len(fn.args.args) < leading:
                 parts = []
@@ -226,6 +246,13 @@ class _Unit:
         self.fn = fn
         self.alias = checker.alias
         self.params = [a.arg for a in fn.args.args]
+        # C++ by-value parameters (assignable): every @pk.function parameter and a workunit's thread index;
+        # a workunit's keyword parameters are members of the const functor.
+        if kind == "function":
+            self.assignable = set(self.params)
+        else:
+            first = fn.args.args[:1]
+            self.assignable = {a.arg for a in first if self._pk_attr(a.annotation) != "TeamMember"}
         self.accs: set = set()
         self.scan = False
         self.scopes: list = [set(self.params)]
@@ -245,6 +272,7 @@ class _Unit:
                 self.add("cpp-keyword", a, f"parameter '{a.arg}' is a C++ keyword")
             if a.annotation is not None:
                 self._annotation(a.annotation, a, allow_acc=True)
+                self._evaluated_annotation(a.annotation, a)
                 if self._is_acc(a.annotation):
                     self.accs.add(a.arg)
         if self.kind == "function":
@@ -255,13 +283,15 @@ class _Unit:
                 self.add("function-annotations", fn, "the return needs an annotation (-> None for none)")
             else:
                 self._annotation(fn.returns, fn, allow_none=True)
+                self._evaluated_annotation(fn.returns, fn)
         else:
             if len(args.args) >= 3 and args.args[2].annotation is not None and \
                     isinstance(args.args[2].annotation, ast.Name) and args.args[2].annotation.id == "bool" and \
                     self._is_acc(args.args[1].annotation):
                 self.scan = True
             if len(args.args) >= 2 and args.args[1].annotation is None and args.args[1].arg in ("acc", "accumulator"):
-                self.add("acc-annotation", args.args[1], f"accumulator '{args.args[1].arg}' is unannotated (double)")
+                self.add("acc-annotation", args.args[1], f"accumulator '{args.args[1].arg}' is unannotated: upstream "
+                         "makes it double, so an integer sum silently comes back as a float (rounded above 2**53)")
         self.block(fn.body)
 
     # ------------------------------------------------------------------ annotations
@@ -272,6 +302,12 @@ class _Unit:
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == self.alias:
             return node.attr
         return None
+
+    def _evaluated_annotation(self, node, where) -> None:
+        """Parameter and return annotations run at import: ``pk.int`` (fine on locals) is no attribute of pykokkos."""
+        if any(self._pk_attr(n) == "int" for n in ast.walk(node)):
+            self.add("annotation-spelling", where, "pk.int in a parameter or return annotation: AttributeError at "
+                     "import (pykokkos has no attribute int): use int")
 
     def _annotation(self, node, where, allow_acc=False, allow_none=False) -> None:
         if isinstance(node, ast.Name) and node.id in ("int", "float", "bool"):
@@ -311,8 +347,11 @@ class _Unit:
     def declare(self, name: str, node) -> None:
         if name in CPP_KEYWORDS:
             self.add("cpp-keyword", node, f"local '{name}' is a C++ keyword")
-        if self.visible(name):
-            self.add("redeclared-local", node, f"'{name}' is declared again")
+        if name in self.scopes[-1]:
+            self.add("redeclared-local", node, f"'{name}' is declared again in the same block (C++ redeclaration)")
+        elif self.visible(name):
+            self.add("redeclared-local", node, f"'{name}' is declared again in an inner block: C++ shadows it, so "
+                     "the outer variable is silently left unchanged")
         self.scopes[-1].add(name)
 
     def block(self, body: list, new_scope: bool = False, names=()) -> None:
@@ -343,7 +382,8 @@ class _Unit:
             if isinstance(target, ast.Name):
                 if target.id in self.accs:
                     if not isinstance(s.op, (ast.Add, ast.Sub)):
-                        self.add("reduction-form", s, f"'{target.id}' updated with {type(s.op).__name__}")
+                        self.add("reduction-form", s, f"'{target.id}' updated with {type(s.op).__name__}: upstream "
+                             "joins partial accumulators with + from 0 (compiles, silently wrong)")
                     return
                 self._store_name(target, s)
             else:
@@ -365,8 +405,8 @@ class _Unit:
                     self.add("return-value", s, "a workunit cannot return a value")
                 self.expr(s.value)
         elif isinstance(s, ast.Expr):
-            if isinstance(s.value, ast.Constant) and isinstance(s.value.value, str) and s is self.fn.body[0]:
-                return
+            if isinstance(s.value, ast.Constant) and isinstance(s.value.value, str):
+                return  # a docstring or any bare string statement: upstream emits an empty statement
             self.expr(s.value)
         elif isinstance(s, (ast.Break, ast.Continue, ast.Pass)):
             return
@@ -377,7 +417,8 @@ class _Unit:
 
     def _assign(self, s: ast.Assign) -> None:
         if len(s.targets) != 1:
-            self.add("tuple", s, "chained assignment")
+            self.add("tuple", s, "chained assignment: upstream emits C++ `a = b = v`, which converts through b's "
+                     "type (silently wrong when the targets' types differ)")
         target = s.targets[0]
         value = s.value
         if isinstance(target, ast.Tuple) or isinstance(value, ast.Tuple):
@@ -395,7 +436,7 @@ class _Unit:
                         and value.right.id == target.id))
                 if not ok:
                     self.add("reduction-form", s, f"'{target.id}' is assigned a non-sum form: upstream joins "
-                             "partial accumulators with + from 0")
+                             "partial accumulators with + from 0 (compiles, silently wrong)")
                 return
             self._store_name(target, s)
         else:
@@ -403,8 +444,8 @@ class _Unit:
 
     def _store_name(self, target: ast.Name, s) -> None:
         name = target.id
-        if name in self.params:
-            self.add("param-assignment", s, f"assignment to parameter '{name}' (const upstream)")
+        if name in self.params and name not in self.assignable:
+            self.add("param-assignment", s, f"assignment to parameter '{name}' (a const functor member upstream)")
         elif name in self.subviews and self.visible(name):
             self.add("subview-redeclared", s, f"subview '{name}' assigned again")
         elif not self.visible(name):
@@ -444,7 +485,7 @@ class _Unit:
         for part in parts:
             if isinstance(part, ast.Slice):
                 if part.step is not None:
-                    self.add("subview-slice", s, "subview slice with a step")
+                    self.add("subview-slice", s, "subview slice with a step: upstream silently drops the step")
                 if (part.lower is None) != (part.upper is None):
                     self.add("subview-slice", s, "partial slice: use [lo:hi] or [:]")
                 for bound in (part.lower, part.upper):
@@ -471,13 +512,15 @@ class _Unit:
                     isinstance(step, ast.UnaryOp) and isinstance(step.op, ast.USub)
                     and isinstance(step.operand, ast.Constant) and isinstance(step.operand.value, int))
                 if not literal:
-                    self.add("for-range", s, "a variable range step: upstream runs a negative one zero times")
+                    self.add("for-range", s, "a variable range step: upstream compares with > only for a literal "
+                             "-k, so a negative step silently runs zero times")
         if not isinstance(s.target, ast.Name):
             self.add("tuple", s, "for loops take one name")
             self.block(s.body, new_scope=True)
             return
         if self.visible(s.target.id):
-            self.add("redeclared-local", s, f"loop variable '{s.target.id}' shadows a declared name")
+            self.add("redeclared-local", s, f"loop variable '{s.target.id}' shadows a declared name: C++ declares a "
+                     "new int, so the outer variable is silently left unchanged")
         self.block(s.body, new_scope=True, names=[s.target.id])
 
     # ------------------------------------------------------------------ expressions
@@ -497,7 +540,8 @@ class _Unit:
         elif isinstance(e, ast.BoolOp):
             for v in e.values:
                 if isinstance(v, ast.BoolOp) and type(v.op) is not type(e.op):
-                    self.add("mixed-boolop", v, "and/or nested in the other operator loses its grouping in C++")
+                    self.add("mixed-boolop", v, "and/or nested in the other operator loses its grouping in C++ "
+                             "(compiles upstream, silently wrong)")
                 self.expr(v)
         elif isinstance(e, ast.Compare):
             if len(e.ops) > 1:
@@ -507,7 +551,8 @@ class _Unit:
                     self.add("in-is", e, "`in` / `is` comparison")
             for operand in [e.left] + e.comparators:
                 if isinstance(operand, ast.BoolOp):
-                    self.add("mixed-boolop", operand, "and/or inside a comparison loses its grouping in C++")
+                    self.add("mixed-boolop", operand, "and/or inside a comparison loses its grouping in C++ "
+                             "(compiles upstream, silently wrong)")
                 self.expr(operand)
         elif isinstance(e, ast.IfExp):
             self.add("conditional-expression", e, "conditional expression")
@@ -536,9 +581,9 @@ class _Unit:
         if name in self.closed:
             self.add("out-of-scope", e, f"'{name}' was declared in an inner block and is gone here")
         elif name in ("min", "max", "len", "print"):
-            self.add("builtin", e, f"'{name}' is not available upstream")
+            self.add("builtin", e, f"'{name}' is not available upstream ({_SILENT_SYMBOL})")
         else:
-            self.add("module-global", e, f"'{name}' is not a parameter or local here")
+            self.add("module-global", e, f"'{name}' is not a parameter or local here ({_SILENT_SYMBOL})")
 
     def _attribute(self, e: ast.Attribute) -> None:
         if isinstance(e.value, ast.Name) and e.value.id == "math":
@@ -548,7 +593,7 @@ class _Unit:
         if isinstance(e.value, ast.Name) and e.value.id == self.alias:
             return
         if e.attr == "shape":
-            self.add("shape-attribute", e, "v.shape inside a workunit/function: use v.extent(d)")
+            self.add("shape-attribute", e, f"v.shape inside a workunit/function ({_SILENT_SYMBOL}): use v.extent(d)")
         self.expr(e.value)
 
     def _call(self, e: ast.Call) -> None:
@@ -560,18 +605,21 @@ class _Unit:
         if isinstance(func, ast.Name):
             name = func.id
             if name == "float":
-                self.add("float-cast", e, "float(x) casts to 32-bit float upstream: use pk.double(x)")
+                self.add("float-cast", e, "float(x) casts to 32-bit float upstream (silent precision loss): "
+                         "use pk.double(x)")
             elif name in ("min", "max", "len", "print") or (
                     name not in self.c.functions and name not in _UNIT_BUILTINS and name not in MATH_FUNCTIONS):
                 if not self.visible(name):
-                    self.add("builtin", e, f"'{name}()' is not available inside workunits/functions")
+                    silent = f" ({_SILENT_SYMBOL})" if name in ("min", "max", "len", "print") else ""
+                    self.add("builtin", e, f"'{name}()' is not available inside workunits/functions{silent}")
         elif isinstance(func, ast.Attribute) and func.attr == "extent":
             if self.kind == "function":
                 self.add("extent-in-function", e, "v.extent() inside @pk.function")
             self.expr(func.value)
         elif pk_name is not None:
-            if pk_name == "atomic_add" and self.kind == "function":
-                self.add("atomic-in-function", e, "pk.atomic_add inside @pk.function")
+            if pk_name in ("atomic_add", "atomic_increment") and self.kind == "function":
+                self.add("atomic-in-function", e, f"pk.{pk_name} inside @pk.function (upstream: not supported "
+                         "for translation): use pk.atomic_fetch_add")
             if pk_name.startswith("atomic_"):
                 view, *rest = e.args or [None]
                 if isinstance(view, ast.Name):

@@ -127,5 +127,7 @@ CPP_KEYWORDS = frozenset(
     "extern float for friend goto if inline int long mutable namespace new noexcept nullptr operator "
     "private protected public register reinterpret_cast return short signed sizeof static "
     "static_assert static_cast struct switch template this thread_local throw typedef typeid "
-    "typename union unsigned using virtual void volatile wchar_t while".split()
+    "typename union unsigned using virtual void volatile wchar_t while "
+    # C++'s alternative operator tokens are reserved too (a local named `xor` does not compile)
+    "and and_eq bitand bitor compl not not_eq or or_eq xor xor_eq".split()
 )
