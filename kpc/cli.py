@@ -694,8 +694,9 @@ def add_bench_command(subparsers) -> None:
     parser.add_argument("--sizes", action="append", metavar="NAME=N,...",
                         help="sizes to time, e.g. --sizes n=1000,n=10000 (two runs); a repeated name starts "
                              "a new run: n=10,m=5,n=100,m=50 (default: the sizes in KPC_CASES)")
-    parser.add_argument("--target", choices=("kokkos", "pykokkos"), default="kokkos",
-                        help="the kpc target timed against Numba (default: kokkos)")
+    parser.add_argument("--target", choices=("kokkos", "pykokkos", "all"), default="kokkos",
+                        help="the kpc target timed against Numba; all: the Kokkos C++ and the PyKokkos "
+                             "targets, both in the same interleaved runs as Numba (default: kokkos)")
     _space_argument(parser)
     parser.add_argument("--dtype", metavar="DTYPE", help="element type (default: each kernel's first KPC_CASES dtype)")
     parser.add_argument("--repeats", type=int, default=7, metavar="N", help="timed runs per contender (default: 7)")
@@ -741,7 +742,8 @@ def run_bench(args: argparse.Namespace) -> int:
             print(f"kpc bench: error: --arrays cupy: importing cupy failed ({type(error).__name__}: {error})",
                   file=sys.stderr)
             return 1
-    if args.target == "pykokkos":
+    targets = ["kokkos", "pykokkos"] if args.target == "all" else [args.target]
+    if "pykokkos" in targets:
         try:
             import pykokkos  # noqa: F401
         except Exception as error:
@@ -787,21 +789,24 @@ def run_bench(args: argparse.Namespace) -> int:
         signatures.append(f"{kernel}({', '.join(format_type(typeof(a)) for a in inputs.args())})")
 
     with tempfile.TemporaryDirectory(prefix="kpc-bench-") as build_dir:
-        try:
-            report = build(args.file, target=args.target, out=build_dir, space=args.space,
-                           signatures=signatures if args.target == "kokkos" else None, write_report=False)
-        except KpcError as error:
-            print_diagnostic(error)
-            return 1
-        if not report.ok():
-            print(report.format_table(color=use_color(sys.stdout)))
-            return 1
-        module = import_path(report.output, name=f"kpc_bench_{args.target}_{os.getpid()}_"
-                                                  f"{os.path.splitext(os.path.basename(args.file))[0]}")
+        modules, kept = {}, set()
+        for target in targets:
+            try:
+                report = build(args.file, target=target, out=os.path.join(build_dir, target), space=args.space,
+                               signatures=signatures, write_report=False)
+            except KpcError as error:
+                print_diagnostic(error)
+                return 1
+            if not report.ok():
+                print(report.format_table(color=use_color(sys.stdout)))
+                return 1
+            kept |= {k.name for k in report.kernels if k.status == "numba"}
+            modules[target] = import_path(report.output, name=f"kpc_bench_{target}_{os.getpid()}_"
+                                                              f"{os.path.splitext(os.path.basename(args.file))[0]}")
         rows = []
         try:
             for entry in entries:
-                rows += run_entry(entry, {args.target: module}, repeats=args.repeats, budget_s=args.budget,
+                rows += run_entry(entry, modules, repeats=args.repeats, budget_s=args.budget,
                                   log=lambda line: print(line, file=sys.stderr),
                                   device_arrays=args.arrays == "cupy")
         except AssertionError as error:
@@ -809,7 +814,7 @@ def run_bench(args: argparse.Namespace) -> int:
             return 1
     meta = {"source": os.path.abspath(args.file), "target": args.target, "space": args.space,
             "arrays": args.arrays, "bytes_per_call": args.bytes, "repeats": args.repeats,
-            "kept_as_numba": [k.name for k in report.kernels if k.status == "numba"]}
+            "kept_as_numba": sorted(kept)}
     paths = write(rows, meta, out)
     print(to_markdown(rows), end="")
     print(f"results: {paths['json']}, {paths['md']}, {paths['png']}")

