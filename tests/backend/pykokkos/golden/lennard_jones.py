@@ -32,6 +32,19 @@ import numpy as np
 import pykokkos as pk
 
 
+def _remember_missing_imports():
+    """Upstream's parallel_for/reduce/scan try to import CuPy and PyTorch on every call
+    (pykokkos/interface/parallel_dispatch.py, convert_arrays); where one is not installed, each
+    failed import searches sys.path again: about 125 us of the ~240 us a dispatch costs on one
+    thread. A None in sys.modules makes that import fail at once, as it would anyway."""
+    for name in ("cupy", "torch"):
+        if name not in sys.modules and importlib.util.find_spec(name) is None:
+            sys.modules[name] = None
+
+
+_remember_missing_imports()
+
+
 def _as_view(name, array, dtype, ndim):
     """``array`` as upstream PyKokkos can take it: C-contiguous, of the dtype this module was built for.
 
