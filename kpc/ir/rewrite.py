@@ -37,3 +37,22 @@ def replace_names(node, replacement):
         if isinstance(value, (n.Expr, n.Stmt, list, dict)):
             setattr(node, field, replace_names(value, replacement))
     return node
+
+
+def replace_statements(body: list, rewrite) -> list:
+    """``body`` with every statement, at any depth, for which ``rewrite(stmt)`` returns a list
+    replaced by that list (not visited again); ``rewrite`` returns None to keep a statement and
+    look inside its blocks."""
+    out = []
+    for stmt in body:
+        replaced = rewrite(stmt)
+        if replaced is not None:
+            out += replaced
+            continue
+        if isinstance(stmt, (n.For, n.While)):
+            stmt.body = replace_statements(stmt.body, rewrite)
+        elif isinstance(stmt, n.If):
+            stmt.body = replace_statements(stmt.body, rewrite)
+            stmt.orelse = replace_statements(stmt.orelse, rewrite)
+        out.append(stmt)
+    return out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from kpc.ir import nodes as n
 from kpc.ir.queries import expr_names
+from kpc.ir.rewrite import replace_statements
 from kpc.ir.types import INT64
 
 from .manager import Pass, register
@@ -105,24 +106,15 @@ class FlattenMDRange(Pass):
     def apply(self, ctx, module) -> None:
         for function in module.functions.values():
             names = _Names(function)
-            function.body = self.block(function.body, function, names)
 
-    def block(self, body: list, function, names: _Names) -> list:
-        out = []
-        for stmt in body:
-            if isinstance(stmt, n.For) and stmt.parallel is not None and stmt.parallel.depth > 1:
-                out += self.flatten(stmt, function, names)
-                continue
-            if isinstance(stmt, n.For) and stmt.parallel is not None and step_value(stmt) != 1:
-                out += self.unit_stride(stmt, function, names)
-                continue
-            if isinstance(stmt, (n.For, n.While)):
-                stmt.body = self.block(stmt.body, function, names)
-            elif isinstance(stmt, n.If):
-                stmt.body = self.block(stmt.body, function, names)
-                stmt.orelse = self.block(stmt.orelse, function, names)
-            out.append(stmt)
-        return out
+            def rewrite(stmt, function=function, names=names):
+                if isinstance(stmt, n.For) and stmt.parallel is not None and stmt.parallel.depth > 1:
+                    return self.flatten(stmt, function, names)
+                if isinstance(stmt, n.For) and stmt.parallel is not None and step_value(stmt) != 1:
+                    return self.unit_stride(stmt, function, names)
+                return None
+
+            function.body = replace_statements(function.body, rewrite)
 
     def unit_stride(self, loop: n.For, function: n.Function, names: _Names) -> list:
         """``for i in range(a, b, s)`` -> ``for t in range(0, n_i)`` with ``i = a + t * s``."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from kpc.ir import nodes as n
 from kpc.ir.queries import expr_names, statements
+from kpc.ir.rewrite import replace_statements
 from kpc.ir.types import INT64
 
 from .choose_schedule import imbalance
@@ -76,21 +77,8 @@ class FoldTriangular(Pass):
     def apply(self, ctx, module) -> None:
         for function in module.functions.values():
             names = _Names(function)
-            function.body = self.block(function.body, function, names)
-
-    def block(self, body: list, function, names: _Names) -> list:
-        out = []
-        for stmt in body:
-            if isinstance(stmt, n.For) and _triangular(stmt):
-                out += self.fold(stmt, function, names)
-                continue
-            if isinstance(stmt, (n.For, n.While)):
-                stmt.body = self.block(stmt.body, function, names)
-            elif isinstance(stmt, n.If):
-                stmt.body = self.block(stmt.body, function, names)
-                stmt.orelse = self.block(stmt.orelse, function, names)
-            out.append(stmt)
-        return out
+            function.body = replace_statements(function.body, lambda stmt, function=function, names=names: (
+                self.fold(stmt, function, names) if isinstance(stmt, n.For) and _triangular(stmt) else None))
 
     def fold(self, loop: n.For, function: n.Function, names: _Names) -> list:
         loc, host = loop.loc, []
