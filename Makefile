@@ -41,6 +41,6 @@ test-pykokkos:
 		echo "(README.md, 'Running the PyKokkos output on upstream PyKokkos')" >&2; exit 2; fi
 	mkdir -p $(PYKOKKOS_VENV)/work
 	. $(abspath $(PYKOKKOS_VENV))/env.sh && cd $(PYKOKKOS_VENV)/work && KPC_REQUIRE_UPSTREAM=1 \
-		python -m pytest -q -n $${JOBS:-2} -p no:cacheprovider --rootdir $(CURDIR) -c $(CURDIR)/pyproject.toml \
+		python -m pytest -q -n $${JOBS:-2} --dist loadgroup -p no:cacheprovider --rootdir $(CURDIR) -c $(CURDIR)/pyproject.toml \
 		$(CURDIR)/tests/corpus/test_corpus_pykokkos.py $(CURDIR)/tests/backend/pykokkos/test_per_call_types.py \
 		-k "upstream" $(PYTEST_ARGS)

