@@ -101,9 +101,9 @@ kokkos_cmake=$(dirname "$(find "$kokkos" -name KokkosConfig.cmake | head -1)")
 #    of the checkout (its build writes _skbuild/ into the source folder).
 if [ ! -f "$build/.pykokkos-base-installed" ]; then
     say "building pykokkos-base from $base_src (view ranks <= $ranks, layouts, no memory traits)"
-    rm -rf "$build/pykokkos-base-src"
-    cp -a "$base_src" "$build/pykokkos-base-src"
-    rm -rf "$build/pykokkos-base-src/_skbuild"
+    # a copy kept between runs: an interrupted build resumes in its _skbuild/
+    mkdir -p "$build/pykokkos-base-src"
+    cp -a "$base_src/." "$build/pykokkos-base-src/"
     pybind11_dir=$("$python" -m pybind11 --cmakedir)
     setup_args="-DENABLE_INTERNAL_KOKKOS=OFF -DKokkos_ROOT=$kokkos_cmake -DKokkos_DIR=$kokkos_cmake \
 -DENABLE_INTERNAL_PYBIND11=OFF -Dpybind11_DIR=$pybind11_dir -DENABLE_LAYOUTS=ON -DENABLE_MEMORY_TRAITS=OFF \
