@@ -90,7 +90,6 @@ if [ ! -f "$build/.kokkos-installed" ]; then
 fi
 cuda=0
 grep -q "define KOKKOS_ENABLE_CUDA\b" "$kokkos"/include/KokkosCore_config.h && cuda=1
-gpu_cap=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .' || true)
 kokkos_lib=$kokkos/lib
 [ -d "$kokkos/lib64" ] && kokkos_lib=$kokkos/lib64
 kokkos_cmake=$(dirname "$(find "$kokkos" -name KokkosConfig.cmake | head -1)")
@@ -106,9 +105,10 @@ if [ ! -f "$build/.pykokkos-base-installed" ]; then
     setup_args="-DENABLE_INTERNAL_KOKKOS=OFF -DKokkos_ROOT=$kokkos_cmake -DKokkos_DIR=$kokkos_cmake \
 -DENABLE_INTERNAL_PYBIND11=OFF -Dpybind11_DIR=$pybind11_dir -DENABLE_LAYOUTS=ON -DENABLE_MEMORY_TRAITS=OFF \
 -DENABLE_VIEW_RANKS=$ranks -DENABLE_OPENMP=ON -DENABLE_SERIAL=ON -DENABLE_THREADS=OFF"
-    # nvcc_wrapper compiles for sm_70 unless given an -arch, which CUDA 13 refuses
-    [ "$cuda" = 1 ] && setup_args="$setup_args -DENABLE_CUDA=ON -DCMAKE_CXX_COMPILER=$kokkos/bin/nvcc_wrapper \
--DCMAKE_CXX_FLAGS=-arch=sm_$gpu_cap"
+    # the host compiler: with a CUDA Kokkos, Kokkos's kokkos_launch_compiler swaps in its
+    # nvcc_wrapper (with the GPU's -arch) for what links Kokkos
+    setup_args="$setup_args -DCMAKE_CXX_COMPILER=${CXX:-g++}"
+    [ "$cuda" = 1 ] && setup_args="$setup_args -DENABLE_CUDA=ON"
     # setuptools_scm needs a version when the checkout has no .git
     (cd "$build/pykokkos-base-src" && \
         SETUPTOOLS_SCM_PRETEND_VERSION=$(cat VERSION 2>/dev/null || echo 0.0.0) \
