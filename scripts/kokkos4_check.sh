@@ -53,13 +53,19 @@ else
     options+=(-DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON -DKokkos_ENABLE_CUDA_CONSTEXPR=ON
               "-DKokkos_ARCH_${cuda_archs[$cap]:-HOPPER90}=ON" "-DCMAKE_CXX_FLAGS=-arch=sm_$cap")
     spaces="CUDA sm_$cap, $spaces"
-    # Kokkos 4.6 predates CUDA 13's API changes: build a patched copy (the patch says why).
+    # Kokkos 4.6 (and the develop tree 4.6.99) predates CUDA 13's API changes: build a patched
+    # copy (the patches say why).
     cuda_major=$(nvcc --version | sed -n 's/.*release \([0-9]*\)\..*/\1/p')
-    if [ "${cuda_major:-0}" -ge 13 ] && [[ "$version" == 4.6.* ]]; then
+    cuda13_patch=""
+    case $version in
+      4.6.99) cuda13_patch=kokkos-4.6.99-cuda13.patch ;;
+      4.6.*) cuda13_patch=kokkos-4.6-cuda13.patch ;;
+    esac
+    if [ "${cuda_major:-0}" -ge 13 ] && [ -n "$cuda13_patch" ]; then
       patched=$prefix.src
       rm -rf "$patched" && cp -r "$src" "$patched"
-      say "CUDA $cuda_major: patching a copy ($patched) with scripts/patches/kokkos-4.6-cuda13.patch"
-      patch --quiet --forward -p1 -d "$patched" < "$repo/scripts/patches/kokkos-4.6-cuda13.patch" || exit 1
+      say "CUDA $cuda_major: patching a copy ($patched) with scripts/patches/$cuda13_patch"
+      patch --quiet --forward -p1 -d "$patched" < "$repo/scripts/patches/$cuda13_patch" || exit 1
       src=$patched
     fi
     options+=("-DCMAKE_CXX_COMPILER=$src/bin/nvcc_wrapper")
