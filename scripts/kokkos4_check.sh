@@ -66,6 +66,9 @@ else
       rm -rf "$patched" && cp -r "$src" "$patched"
       say "CUDA $cuda_major: patching a copy ($patched) with scripts/patches/$cuda13_patch"
       patch --quiet --forward -p1 -d "$patched" < "$repo/scripts/patches/$cuda13_patch" || exit 1
+      # CUDA 13 dropped sm_70, nvcc_wrapper's default architecture, which configure checks that
+      # pass no -arch (4.6.99's linker-flag check) then use
+      sed -i "s/^default_arch=\"sm_70\"/default_arch=\"sm_$cap\"/" "$patched/bin/nvcc_wrapper"
       src=$patched
     fi
     options+=("-DCMAKE_CXX_COMPILER=$src/bin/nvcc_wrapper")
