@@ -564,6 +564,10 @@ def add_check_command(subparsers) -> None:
     _space_argument(parser)
     parser.add_argument("--kernel", action="append", metavar="NAME",
                         help="check only this kernel (repeatable; default: every kernel in KPC_CASES)")
+    parser.add_argument("--arrays", choices=("numpy", "cupy", "both"), default="numpy",
+                        help="array arguments the build is called with: cupy = CuPy copies of the inputs "
+                             "(needs --space cuda; writes and returns are compared on the host), both = "
+                             "NumPy then CuPy (default: numpy)")
     parser.set_defaults(run=run_check)
 
 
@@ -578,6 +582,16 @@ def run_check(args: argparse.Namespace) -> int:
     if not os.path.isfile(args.file):
         print(f"kpc check: error: no such file: {args.file}", file=sys.stderr)
         return 1
+    if args.arrays != "numpy":
+        if args.space != "cuda":
+            print(f"kpc check: error: --arrays {args.arrays} needs --space cuda", file=sys.stderr)
+            return 2
+        try:
+            import cupy  # noqa: F401
+        except Exception as error:
+            print(f"kpc check: error: --arrays {args.arrays}: importing cupy failed "
+                  f"({type(error).__name__}: {error})", file=sys.stderr)
+            return 2
     if args.target == "pykokkos":
         try:
             import pykokkos  # noqa: F401
@@ -617,9 +631,13 @@ def run_check(args: argparse.Namespace) -> int:
                       f"{kernel.reason}); it is compared with itself")
         module = import_path(report.output, name=f"kpc_check_{args.target}_{os.getpid()}_"
                                                   f"{os.path.splitext(os.path.basename(args.file))[0]}")
-        result = check_file(args.file, module, target=args.target, kernels=args.kernel)
-    print(result.summary())
-    return 0 if result.ok else 1
+        ok = True
+        for arrays in (("numpy", "cupy") if args.arrays == "both" else (args.arrays,)):
+            result = check_file(args.file, module, target=args.target if arrays == "numpy" else
+                                f"{args.target}, CuPy arrays", kernels=args.kernel, arrays=arrays)
+            print(result.summary())
+            ok = ok and result.ok
+    return 0 if ok else 1
 
 
 def case_signatures(path, kernels=None) -> list:

@@ -111,8 +111,14 @@ def default_selection(case) -> Iterable[Variant]:
 
 
 def check_file(path, target_module, target: str = "target", kernels: Iterable[str] | None = None,
-               select: Callable = default_selection, reference=None) -> CheckReport:
-    """Compare ``target_module``'s kernels against the Numba reference on every selected variant."""
+               select: Callable = default_selection, reference=None, arrays: str = "numpy") -> CheckReport:
+    """Compare ``target_module``'s kernels against the Numba reference on every selected variant.
+
+    ``arrays="cupy"``: the target is called on CuPy copies of the array arguments (a Cuda-space
+    build's device path), and what it writes and returns is compared on the host.
+    """
+    if arrays not in ("numpy", "cupy"):
+        raise ValueError(f"arrays must be 'numpy' or 'cupy', not {arrays!r}")
     cases = load_cases(path).cases
     reference = reference if reference is not None else import_path(path)
     report = CheckReport(str(path), target)
@@ -121,6 +127,8 @@ def check_file(path, target_module, target: str = "target", kernels: Iterable[st
             continue
         expected_fn = getattr(reference, kernel)
         actual_fn = getattr(target_module, kernel)
+        if arrays == "cupy":
+            actual_fn = on_device(actual_fn)
         for variant in select(case):
             inputs = make_inputs(case, variant.dtype, variant.sizes, variant.layout)
             rtol, atol = case.tolerance(variant.dtype)
@@ -140,3 +148,29 @@ def check_file(path, target_module, target: str = "target", kernels: Iterable[st
             if problems:
                 report.failures.append(Failure(kernel, variant.label, "; ".join(problems)))
     return report
+
+
+def on_device(fn: Callable) -> Callable:
+    """``fn`` called on CuPy copies of its NumPy array arguments; the arrays it wrote are copied
+    back into the host arguments and CuPy arrays it returns come back as NumPy arrays, so the
+    outcome compares with Numba's as a host call's does."""
+    import cupy
+
+    def to_host(value):
+        if isinstance(value, cupy.ndarray):
+            return cupy.asnumpy(value)
+        if isinstance(value, (tuple, list)):
+            return type(value)(to_host(item) for item in value)
+        return value
+
+    def call(*args):
+        device = [cupy.asarray(arg) if isinstance(arg, np.ndarray) else arg for arg in args]
+        try:
+            return to_host(fn(*device))
+        finally:
+            for host, copy in zip(args, device):
+                if copy is not host:
+                    host[...] = cupy.asnumpy(copy)
+
+    call.__name__ = getattr(fn, "__name__", "kernel")
+    return call

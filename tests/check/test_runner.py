@@ -51,3 +51,52 @@ def test_a_target_raising_as_numba_does_passes_and_returning_instead_fails(tmp_p
     report = check_file(path, types.SimpleNamespace(inverse=lambda a: float("inf") if a.shape[0] else 0.0))
     assert [f.variant for f in report.failures] == ["float64-n=3-C"]
     assert "expected 'ZeroDivisionError: division by zero', got 'no exception'" in report.failures[0].message
+
+
+class _StandInCupy(types.ModuleType):
+    """A host-memory stand-in for CuPy's ``asarray``/``asnumpy``/``ndarray``: it tests how
+    ``on_device`` moves arguments and results, not CuPy (the GPU machine runs the real one,
+    ``kpc check --space cuda --arrays cupy``)."""
+
+    class ndarray(np.ndarray):
+        pass
+
+    def __init__(self):
+        super().__init__("cupy")
+        self.copies = 0
+
+    def asarray(self, array):
+        self.copies += 1
+        return np.array(array, copy=True).view(self.ndarray)
+
+    @staticmethod
+    def asnumpy(array):
+        return np.array(array, copy=True).view(np.ndarray)
+
+
+def test_on_device_copies_writes_back_and_returns_host_arrays(monkeypatch):
+    from kpc.check.runner import on_device
+
+    cupy = _StandInCupy()
+    monkeypatch.setitem(__import__("sys").modules, "cupy", cupy)
+    seen = []
+
+    def kernel(out, x, a):
+        seen.append((type(out), type(x), type(a)))
+        out[...] = x * a
+        return x + 1, float(a)
+
+    x = np.arange(6.0)[::2]  # non-contiguous: the copy is contiguous, the write-back goes into the view
+    out = np.zeros(3)
+    returned = on_device(kernel)(out, x, 2.0)
+    assert seen == [(cupy.ndarray, cupy.ndarray, float)] and cupy.copies == 2
+    np.testing.assert_array_equal(out, [0.0, 4.0, 8.0])
+    assert type(returned[0]) is np.ndarray and returned[1] == 2.0
+    np.testing.assert_array_equal(returned[0], [1.0, 3.0, 5.0])
+
+
+def test_check_file_with_device_arrays_compares_on_the_host(monkeypatch):
+    monkeypatch.setitem(__import__("sys").modules, "cupy", _StandInCupy())
+    path = CORPUS / "sum2d.py"
+    report = check_file(path, import_path(path), target="numba on stand-in device arrays", arrays="cupy")
+    assert report.ok and report.runs > 5, report.summary()

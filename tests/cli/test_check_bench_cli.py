@@ -71,3 +71,8 @@ def test_bench_smoke(kpc, tmp_path):
     assert (tmp_path / "results.md").read_text().startswith("| kernel |")
     assert "kokkos GB/s (best)" in result.stdout and data["results"][0]["kokkos_GBps_best"] > 0
     assert (tmp_path / "results.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_check_device_arrays_need_the_cuda_space(kpc):
+    result = kpc("check", SUM2D, "--arrays", "cupy")
+    assert result.returncode == 2 and "--arrays cupy needs --space cuda" in result.stderr
