@@ -43,4 +43,5 @@ test-pykokkos:
 	. $(abspath $(PYKOKKOS_VENV))/env.sh && cd $(PYKOKKOS_VENV)/work && KPC_REQUIRE_UPSTREAM=1 \
 		python -m pytest -q -n $${JOBS:-2} --dist loadgroup -p no:cacheprovider --rootdir $(CURDIR) -c $(CURDIR)/pyproject.toml \
 		$(CURDIR)/tests/corpus/test_corpus_pykokkos.py $(CURDIR)/tests/backend/pykokkos/test_per_call_types.py \
+		$(CURDIR)/tests/backend/pykokkos/test_pykokkos_fork.py \
 		-k "upstream" $(PYTEST_ARGS)

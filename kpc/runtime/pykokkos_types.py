@@ -136,6 +136,11 @@ class PerCallTypes:
         key = _types_key(types)
         if key == built or (allowed is not None and key not in allowed):
             return original
+        check_process = self.namespace.get("_check_process")
+        if check_process is not None:
+            # A forked child raises here, as the module's functions do, before it writes a module
+            # it could not run, and before the lock, which a parent's thread may have held at fork.
+            check_process()
         with self._lock:
             found = self.specializations.get((name, key))
             if found is None:

@@ -7,7 +7,9 @@ demand (device.py). A kernel with any construct that cannot be written as correc
 PyKokkos is kept as the original Numba function, re-exported from the source
 module, and the report says which construct and line stopped it. Every other
 top-level name of the source resolves, through the module's ``__getattr__``, to the
-source module's own object, so the output is the whole module.
+source module's own object, so the output is the whole module. Where the module imports
+PyKokkos, each caller first checks that this is the process whose import of it initialized
+Kokkos (``helpers.PROCESS_GUARD``): a forked child raises instead of hanging.
 
 Workunit names end in a short hash of their own text and of every ``@pk.function``
 of the module (all of which upstream compiles into each workunit): upstream caches
@@ -36,7 +38,10 @@ from . import spelling
 from .bounds import Bounds
 from .device import DeviceCode, DeviceSignature, NameAllocator, all_names
 from .effects import names_bound, undefined_names, written_params
-from .helpers import AS_VIEW, CUDA_HOST_HELPERS, CUPY_IMPORT, DEVICE_HELPERS, HOST_HELPERS, PASSED_CUPY, WRITE_BACK
+from .helpers import (
+    AS_VIEW, CHECK_PROCESS, CUDA_HOST_HELPERS, CUPY_IMPORT, DEVICE_HELPERS, HOST_HELPERS, KOKKOS_PID, PASSED_CUPY,
+    PROCESS_GUARD, WRITE_BACK,
+)
 from .host import HostCode
 from .model import CallerModel, FunctionModel, KeptModel, ModuleModel
 from .regions import RegionLowering
@@ -203,7 +208,7 @@ class _Context:
         self.basename = os.path.basename(module.path)
         self.source_lines = module.source.splitlines()
         self.module_names = set(module.functions) | set(DEVICE_HELPERS) | set(HOST_HELPERS) \
-            | set(CUDA_HOST_HELPERS) | {"_numba"}
+            | set(CUDA_HOST_HELPERS) | {"_numba", CHECK_PROCESS, KOKKOS_PID}
         self.device = _DeviceFunctions(self)
         self.written = written_params(module.functions)
         self.host_calls: set = set()
@@ -292,6 +297,8 @@ class PyKokkosEmitter:
         caller_models = []
         for name, (caller, regions) in callers.items():
             caller.body = [(d, _substitute(t, names)) for d, t in caller.body]
+            if functions or workunits:  # the module imports PyKokkos: a forked child raises before calling it
+                caller.body = [(0, f"{CHECK_PROCESS}()")] + (caller.body if caller.body != [(0, "pass")] else [])
             caller_models.append(caller)
             for report in reports:
                 if report.name == name:
@@ -427,8 +434,10 @@ class PyKokkosEmitter:
         imports += ["import os", "import sys", ""]
         if callers:
             imports.append("import numpy as np")
+        process_guard = None
         if functions or workunits:
             imports.append("import pykokkos as pk")
+            process_guard = PROCESS_GUARD
         host_helpers = CUDA_HOST_HELPERS if self.ctx.on_device else HOST_HELPERS
         helpers = [host_helpers[h] for h in host_helpers if h in self.ctx.helpers_used]
         if self.ctx.on_device and (helpers or "cp." in host_text):
@@ -437,7 +446,7 @@ class PyKokkosEmitter:
         absolute = os.path.abspath(self.module.path)
         return ModuleModel(header, imports, helpers, os.path.relpath(absolute, out_dir), absolute, functions,
                            workunits, callers, kept, numba_now=bool(kept) or "_numba." in host_text,
-                           source_dunders=source_dunders(self.module.source))
+                           source_dunders=source_dunders(self.module.source), process_guard=process_guard)
 
 
 def _per_call_types(fn: n.Function) -> tuple:
@@ -579,7 +588,8 @@ def _docstring_safe(line: str) -> str:
 def _render(model: ModuleModel) -> str:
     env = _environment()
     text = env.get_template("module.py.j2").render(
-        header=[_docstring_safe(line) for line in model.header], imports=model.imports, helpers=model.helpers,
+        header=[_docstring_safe(line) for line in model.header], imports=model.imports,
+        process_guard=model.process_guard, helpers=model.helpers,
         numba_source=model.numba_source,
         numba_source_absolute=model.numba_source_absolute,
         numba_stem=os.path.splitext(os.path.basename(model.numba_source))[0],

@@ -8,6 +8,9 @@
 - host helpers of the callers: argument checks/conversion and the write-back, in two
   versions: host spaces wrap NumPy arrays zero-copy; the Cuda space passes CuPy arrays,
   because upstream does not move NumPy arrays to the device (PYKOKKOS_CONTRACT.md §4).
+- the fork guard of every module that imports PyKokkos (``PROCESS_GUARD``): upstream
+  initializes Kokkos at import, and a child forked after that would wait forever for
+  OpenMP threads that do not exist in it; each caller checks the process first.
 """
 
 from __future__ import annotations
@@ -65,6 +68,36 @@ DEVICE_HELPERS = {
         ["Python's a // b for floats (CPython float_floor_div, which Numba follows): 1.0 // 0.1 == 9.0"],
     ),
 }
+
+CHECK_PROCESS = "_check_process"
+KOKKOS_PID = "_kokkos_pid"
+
+# The generated module stands alone (kpc may not be installed where it runs): it carries its own
+# message, worded as kpc.runtime.kokkos_session.FORKED_CHILD_MESSAGE (the Kokkos C++ target's).
+PROCESS_GUARD = f'''# Upstream PyKokkos initializes Kokkos when it is imported: remember which process did, on the
+# pykokkos module itself, so that a module imported later in a forked child sees it too.
+{KOKKOS_PID} = vars(pk).setdefault("_kpc_kokkos_pid", os.getpid())
+
+
+def {CHECK_PROCESS}():
+    """Raise RuntimeError, before any PyKokkos call, in a process forked after Kokkos started.
+
+    Kokkos' OpenMP threads (and a CUDA context) do not survive fork(): a kernel called in the
+    child would wait for them forever. Where kpc is installed the error is its ``ForkedChild``,
+    which kpc's Kokkos C++ target raises in the same case.
+    """
+    if os.getpid() != {KOKKOS_PID}:
+        try:
+            from kpc.runtime.kokkos_session import ForkedChild as error
+        except ImportError:
+            error = RuntimeError
+        raise error(
+            "kpc: this process was forked from one that had imported PyKokkos, which initializes "
+            "Kokkos at import, and Kokkos (its OpenMP threads, a CUDA context) does not survive "
+            "fork(); start worker processes with the 'spawn' or 'forkserver' method instead "
+            "(multiprocessing.get_context('spawn'), or "
+            "concurrent.futures.ProcessPoolExecutor(mp_context=...))"
+        )'''
 
 AS_VIEW = "_as_view"
 WRITE_BACK = "_write_back"

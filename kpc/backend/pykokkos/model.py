@@ -64,3 +64,4 @@ class ModuleModel:
     per_call: dict = field(default_factory=dict)  # caller -> types it was built for (no eager signature)
     options: dict = field(default_factory=dict)  # the build's options, for per-call specializations
     space: str | None = None
+    process_guard: str | None = None  # the fork guard (helpers.PROCESS_GUARD), where PyKokkos is imported

@@ -48,6 +48,32 @@ except ImportError as error:
     ) from error
 
 
+# Upstream PyKokkos initializes Kokkos when it is imported: remember which process did, on the
+# pykokkos module itself, so that a module imported later in a forked child sees it too.
+_kokkos_pid = vars(pk).setdefault("_kpc_kokkos_pid", os.getpid())
+
+
+def _check_process():
+    """Raise RuntimeError, before any PyKokkos call, in a process forked after Kokkos started.
+
+    Kokkos' OpenMP threads (and a CUDA context) do not survive fork(): a kernel called in the
+    child would wait for them forever. Where kpc is installed the error is its ``ForkedChild``,
+    which kpc's Kokkos C++ target raises in the same case.
+    """
+    if os.getpid() != _kokkos_pid:
+        try:
+            from kpc.runtime.kokkos_session import ForkedChild as error
+        except ImportError:
+            error = RuntimeError
+        raise error(
+            "kpc: this process was forked from one that had imported PyKokkos, which initializes "
+            "Kokkos at import, and Kokkos (its OpenMP threads, a CUDA context) does not survive "
+            "fork(); start worker processes with the 'spawn' or 'forkserver' method instead "
+            "(multiprocessing.get_context('spawn'), or "
+            "concurrent.futures.ProcessPoolExecutor(mp_context=...))"
+        )
+
+
 def _remember_missing_imports():
     """Upstream's parallel_for/reduce/scan try to import CuPy and PyTorch on every call
     (pykokkos/interface/parallel_dispatch.py, convert_arrays); where one is not installed, each
@@ -244,6 +270,7 @@ def log_loss_loop3_c1ce0a8b(
 
 
 def logistic_regression(Y, X, w, iterations):
+    _check_process()
     Y = _as_view("Y", Y, np.float64, 1)
     X = _as_view("X", X, np.float64, 2)
     w_c = _as_view("w", w, np.float64, 1)
@@ -313,6 +340,7 @@ def logistic_regression(Y, X, w, iterations):
 
 
 def log_loss(Y, X, w):
+    _check_process()
     Y = _as_view("Y", Y, np.float64, 1)
     X = _as_view("X", X, np.float64, 2)
     w = _as_view("w", w, np.float64, 1)

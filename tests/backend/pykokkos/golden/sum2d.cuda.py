@@ -44,6 +44,32 @@ except ImportError as error:
     ) from error
 
 
+# Upstream PyKokkos initializes Kokkos when it is imported: remember which process did, on the
+# pykokkos module itself, so that a module imported later in a forked child sees it too.
+_kokkos_pid = vars(pk).setdefault("_kpc_kokkos_pid", os.getpid())
+
+
+def _check_process():
+    """Raise RuntimeError, before any PyKokkos call, in a process forked after Kokkos started.
+
+    Kokkos' OpenMP threads (and a CUDA context) do not survive fork(): a kernel called in the
+    child would wait for them forever. Where kpc is installed the error is its ``ForkedChild``,
+    which kpc's Kokkos C++ target raises in the same case.
+    """
+    if os.getpid() != _kokkos_pid:
+        try:
+            from kpc.runtime.kokkos_session import ForkedChild as error
+        except ImportError:
+            error = RuntimeError
+        raise error(
+            "kpc: this process was forked from one that had imported PyKokkos, which initializes "
+            "Kokkos at import, and Kokkos (its OpenMP threads, a CUDA context) does not survive "
+            "fork(); start worker processes with the 'spawn' or 'forkserver' method instead "
+            "(multiprocessing.get_context('spawn'), or "
+            "concurrent.futures.ProcessPoolExecutor(mp_context=...))"
+        )
+
+
 def _remember_missing_imports():
     """Upstream's parallel_for/reduce/scan try to import CuPy and PyTorch on every call
     (pykokkos/interface/parallel_dispatch.py, convert_arrays); where one is not installed, each
@@ -125,6 +151,7 @@ def sum2d_loop1_ac81c2de(
 
 
 def sum2d(arr):
+    _check_process()
     arr = _as_view("arr", arr, np.float64, 2)
     M, N = arr.shape
     result = 0.0
