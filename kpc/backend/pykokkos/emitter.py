@@ -39,7 +39,7 @@ from .bounds import Bounds
 from .device import DeviceCode, DeviceSignature, NameAllocator, all_names
 from .effects import names_bound, undefined_names, written_params
 from .helpers import (
-    AS_VIEW, CHECK_PROCESS, CUDA_HOST_HELPERS, CUPY_IMPORT, DEVICE_HELPERS, HOST_HELPERS, KOKKOS_PID, PASSED_CUPY,
+    AS_VIEW, CHECK_PROCESS, CUDA_HOST_HELPERS, ON_HOST, WITH_ADDRESS, CUPY_IMPORT, DEVICE_HELPERS, HOST_HELPERS, KOKKOS_PID, PASSED_CUPY,
     PROCESS_GUARD, WRITE_BACK,
 )
 from .host import HostCode
@@ -432,13 +432,18 @@ class PyKokkosEmitter:
         if "operator." in host_text:
             imports.append("import operator")
         imports += ["import os", "import sys", ""]
-        if callers:
+        if callers or (kept and self.ctx.on_device):  # _on_host checks for NumPy results
             imports.append("import numpy as np")
         process_guard = None
         if functions or workunits:
             imports.append("import pykokkos as pk")
             process_guard = PROCESS_GUARD
         host_helpers = CUDA_HOST_HELPERS if self.ctx.on_device else HOST_HELPERS
+        if self.ctx.on_device:
+            if AS_VIEW in self.ctx.helpers_used:  # the Cuda space's _as_view calls it
+                self.ctx.use_helpers({WITH_ADDRESS})
+            if kept or callers:  # kept kernels, and the Numba fallback of per-call types
+                self.ctx.use_helpers({ON_HOST})
         helpers = [host_helpers[h] for h in host_helpers if h in self.ctx.helpers_used]
         if self.ctx.on_device and (helpers or "cp." in host_text):
             imports += ["", CUPY_IMPORT]
@@ -446,6 +451,7 @@ class PyKokkosEmitter:
         absolute = os.path.abspath(self.module.path)
         return ModuleModel(header, imports, helpers, os.path.relpath(absolute, out_dir), absolute, functions,
                            workunits, callers, kept, numba_now=bool(kept) or "_numba." in host_text,
+                           kept_on_host=self.ctx.on_device,
                            source_dunders=source_dunders(self.module.source), process_guard=process_guard)
 
 
@@ -529,7 +535,7 @@ def _header(module, space, reports) -> list:
             where = f" (line {r.line})" if r.line else ""
             lines.append(f"    {r.name}{where}: {r.construct}" + (f"; {r.reason}" if r.reason else ""))
         if space in DEVICE_SPACES:
-            lines.append("These run on the host, as Numba, and take NumPy arrays only.")
+            lines.append("These run on the host, as Numba: CuPy arguments travel as NumPy copies (_on_host).")
     docstring = _source_docstring(module.source)
     if docstring:  # the source module's own, carried as the Kokkos drop-in carries it
         lines += [""] + docstring.splitlines()
@@ -595,7 +601,7 @@ def _render(model: ModuleModel) -> str:
         numba_stem=os.path.splitext(os.path.basename(model.numba_source))[0],
         numba_now=model.numba_now,
         source_dunders=model.source_dunders,
-        functions=model.functions, workunits=model.workunits, callers=model.callers, kept=model.kept,
+        functions=model.functions, workunits=model.workunits, callers=model.callers, kept=model.kept, kept_on_host=model.kept_on_host,
         per_call=model.per_call, options=model.options, space=model.space,
     )
     text = re.sub(r"[ \t]+\n", "\n", text)

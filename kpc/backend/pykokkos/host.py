@@ -24,7 +24,7 @@ from kpc.ir.types import SCALARS, UNKNOWN, ArrayType, DTypeType, NoneType, Scala
 
 from . import spelling
 from .bounds import is_extent
-from .helpers import BROADCAST, PASSED_CUPY, READ, RETURNED
+from .helpers import BROADCAST, PASSED_CUPY, READ, RETURNED, WITH_ADDRESS
 from .unsupported import Unsupported, loc_of
 
 _PREC = {
@@ -214,6 +214,9 @@ class HostCode:
             raise Unsupported(f"builtin '{e.func}'", loc_of(e))
         name = e.func.split(".")[-1]
         if e.kind == "numpy" and not e.func.startswith(".") and name in HOST_NUMPY:
+            if self.on_device:  # an empty CuPy array has no address, which upstream refuses
+                self.helpers.add(WITH_ADDRESS)
+                return f"{WITH_ADDRESS}(cp.{name}({', '.join(args)}))", _ATOM
             return f"{self.arrays}.{name}({', '.join(args)})", _ATOM
         raise Unsupported(f"NumPy call '{e.func}'", loc_of(e), "array-level NumPy needs the lower-numpy pass")
 

@@ -60,6 +60,7 @@ class ModuleModel:
     callers: list = field(default_factory=list)
     kept: list = field(default_factory=list)
     numba_now: bool = False  # kept kernels or host code use the source module at import
+    kept_on_host: bool = False  # Cuda space: kept kernels take CuPy arrays through _on_host
     source_dunders: tuple = ()  # dunders the source assigns (``__version__``), resolved from it
     per_call: dict = field(default_factory=dict)  # caller -> types it was built for (no eager signature)
     options: dict = field(default_factory=dict)  # the build's options, for per-call specializations

@@ -9,6 +9,7 @@ import importlib.util
 import os
 import re
 import textwrap
+import types
 
 import numpy as np
 import pytest
@@ -331,7 +332,7 @@ def test_cuda_callers_keep_arrays_on_the_device(tmp_path):
                    space="Cuda")
     text = result.source
     assert "cupy_args = _passed_cupy(x)" in text and "return _returned(out, cupy_args)" in text
-    assert "out = cp.empty((x.shape[0],), dtype=np.float64)" in text
+    assert "out = _with_address(cp.empty((x.shape[0],), dtype=np.float64))" in text
     assert "out[0] = _read(x[0]) + _read(out[1])" in text      # stores stay on the device
     assert re.search(r"m_partial = cp\.empty\(chunks, dtype=np\.float64\)", text)
     assert "m = m_partial.get().max(initial=m)" in text        # CuPy's max has no initial=
@@ -437,3 +438,69 @@ def test_value_of_a_parallel_private_after_the_loop_stays_numba(tmp_path):
     assert by_name["last_value"].status == "numba"
     assert "read after it" in by_name["last_value"].construct
     assert by_name["reused_name"].status == "translated"
+
+
+class _DeviceArray(np.ndarray):
+    """A host stand-in for a CuPy array (``.get()``, ``.data.ptr``, 0 for an empty allocation
+    as CuPy gives): the Cuda helpers' logic runs here, the GPU machine runs them on CuPy."""
+
+    null = False  # set on an empty allocation; views of another allocation have an address
+
+    @property
+    def data(self):
+        return types.SimpleNamespace(ptr=0 if self.null else self.__array_interface__["data"][0] or 1)
+
+    def get(self):
+        return np.array(self, copy=True).view(np.ndarray)
+
+
+def _device_empty(shape, dtype=np.float64):
+    array = np.empty(shape, dtype).view(_DeviceArray)
+    array.null = array.size == 0
+    return array
+
+
+def _cuda_helpers(*names):
+    from kpc.backend.pykokkos.helpers import CUDA_HOST_HELPERS
+
+    cp = types.SimpleNamespace(
+        ndarray=_DeviceArray,
+        empty=_device_empty,
+        asarray=lambda a: np.array(a, copy=True).view(_DeviceArray),
+    )
+    namespace = {"np": np, "cp": cp}
+    for name in names:
+        exec(CUDA_HOST_HELPERS[name], namespace)
+    return namespace, cp
+
+
+def test_cuda_with_address_gives_empty_arrays_an_address():
+    namespace, cp = _cuda_helpers("_with_address")
+    with_address = namespace["_with_address"]
+    for shape in ((0,), (7, 0), (0, 3, 2)):
+        empty = cp.empty(shape)
+        assert empty.data.ptr == 0
+        fixed = with_address(empty)
+        assert fixed.shape == shape and fixed.dtype == empty.dtype and fixed.data.ptr != 0
+    full = cp.empty((3,))
+    assert with_address(full) is full
+
+
+def test_cuda_on_host_runs_numba_on_copies_and_writes_back():
+    namespace, cp = _cuda_helpers("_on_host")
+
+    def kernel(out, x, scale=1.0):
+        """doc"""
+        assert type(out) is np.ndarray and type(x) is np.ndarray  # host memory, as Numba needs
+        out[...] = x * scale
+        return x.sum(), x + 1
+
+    wrapped = namespace["_on_host"](kernel)
+    assert wrapped.__name__ == "kernel" and wrapped.__doc__ == "doc" and wrapped.__wrapped__ is kernel
+    x, out = cp.asarray(np.arange(3.0)), cp.asarray(np.zeros(3))
+    total, plus = wrapped(out, x, scale=2.0)
+    np.testing.assert_array_equal(out.get(), [0.0, 2.0, 4.0])
+    assert total == 3.0 and isinstance(plus, cp.ndarray)
+    host_out = np.zeros(3)  # NumPy arguments go straight to the kernel
+    total, plus = wrapped(host_out, np.arange(3.0))
+    assert type(plus) is np.ndarray and list(host_out) == [0.0, 1.0, 2.0]

@@ -101,8 +101,49 @@ def _as_view(name, array, dtype, ndim):
             f"got a {got}; rebuild it with kpc for other types"
         )
     if isinstance(array, cp.ndarray) and array.flags.c_contiguous:
+        return _with_address(array)
+    return _with_address(cp.ascontiguousarray(cp.asarray(array)))
+
+
+def _with_address(array):
+    """``array``; an empty one with no device address becomes a view of its shape into a 1-element
+    allocation.
+
+    Upstream PyKokkos reads a CuPy array's device pointer through ctypes
+    (``pykokkos.interface.views.from_array``), which raises "ValueError: NULL pointer access"
+    for the null pointer CuPy gives empty arrays; a kernel over an empty axis runs no iteration.
+    """
+    if array.size or array.data.ptr:
         return array
-    return cp.ascontiguousarray(cp.asarray(array))
+    return cp.empty(1, dtype=array.dtype)[:0].reshape(array.shape)
+
+
+def _on_host(kernel):
+    """A kernel kept as Numba, taking CuPy arrays too: Numba reads only host memory, so CuPy
+    arguments travel as NumPy copies, what the kernel wrote into them is copied back, and array
+    results are CuPy arrays when any argument was.
+    """
+    def on_host(*args, **kwargs):
+        on_device = any(isinstance(a, cp.ndarray) for a in (*args, *kwargs.values()))
+        if not on_device:
+            return kernel(*args, **kwargs)
+        host_args = [a.get() if isinstance(a, cp.ndarray) else a for a in args]
+        host_kwargs = {k: v.get() if isinstance(v, cp.ndarray) else v for k, v in kwargs.items()}
+        try:
+            result = kernel(*host_args, **host_kwargs)
+        finally:
+            for a, h in [*zip(args, host_args), *((kwargs[k], host_kwargs[k]) for k in kwargs)]:
+                if isinstance(a, cp.ndarray):
+                    a[...] = cp.asarray(h)
+        if isinstance(result, np.ndarray):
+            return cp.asarray(result)
+        if isinstance(result, tuple):
+            return tuple(cp.asarray(r) if isinstance(r, np.ndarray) else r for r in result)
+        return result
+
+    on_host.__name__, on_host.__qualname__, on_host.__doc__ = kernel.__name__, kernel.__name__, kernel.__doc__
+    on_host.__wrapped__ = kernel
+    return on_host
 
 
 _numba_source = None
