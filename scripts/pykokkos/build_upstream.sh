@@ -129,6 +129,17 @@ site=$("$python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 chmod +x "$site/pykokkos/core/compile.sh"
 
 # 5. The run-time environment.
+# A compiler that links libstdc++ statically (the GPU machine's g++ does) gives libpykokkos a
+# copy of its own: once NumPy or Numba has loaded the shared libstdc++, the two copies' locale
+# facets mix and `import kokkos` segfaults (an ostream << in generate_concrete_view_variant),
+# or Numba's first compile does when kokkos came first. Preloading the shared library makes
+# every copy's symbols resolve to it.
+preload=""
+pykokkos_lib=$(ls "$site"/kokkos/libpykokkos*.so 2>/dev/null | head -1)
+if [ -n "$pykokkos_lib" ] && [ "$(readelf -d "$pykokkos_lib" | grep -c 'NEEDED.*libstdc++')" = 0 ]; then
+    preload=$(ldconfig -p | awk '/libstdc\+\+\.so\.6 .*x86-64/ {print $NF; exit}')
+    say "libpykokkos carries a static libstdc++: env.sh preloads the shared one (${preload:-not found})"
+fi
 cat >"$prefix/env.sh" <<EOF
 # Upstream PyKokkos built by scripts/pykokkos/build_upstream.sh; source this file.
 export PATH="$bin:\$PATH"
@@ -138,6 +149,9 @@ export LD_LIBRARY_PATH="$kokkos_lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
 export KPC_CACHE_DIR="\${KPC_CACHE_DIR:-$prefix/kpc-cache}"
 unset DEBUG  # upstream switches to its pure-Python Debug space when DEBUG is set
 EOF
+[ -n "$preload" ] && printf '%s\n' \
+    "# libpykokkos links libstdc++ statically: one shared copy for every library (see above in build_upstream.sh)" \
+    "export LD_PRELOAD=\"$preload\${LD_PRELOAD:+:\$LD_PRELOAD}\"" >>"$prefix/env.sh"
 
 say "checking: import pykokkos, a workunit compiled and run"
 check=$build/check
