@@ -255,6 +255,35 @@ def compiler_digest() -> str:
     return f"{__version__}+{digest.hexdigest()[:16]}"
 
 
+class SourceFile:
+    """A module's original source file, read once, and the keys under which the build cache's
+    index remembers the lazy specializations of its functions (both targets)."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self._digest = None
+
+    def digest(self) -> str | None:
+        """The sha256 of the file as it is now (read once), None if unreadable."""
+        if self._digest is None:
+            try:
+                with open(self.path, "rb") as handle:
+                    self._digest = hashlib.sha256(handle.read()).hexdigest()
+            except OSError:
+                return None
+        return self._digest
+
+    def index_key(self, **material) -> str | None:
+        """The index key of the specialization ``material`` describes (function, types, space,
+        options, ...), with the file's path and digest and the kpc and Python versions; None
+        if the file is unreadable."""
+        digest = self.digest()
+        if digest is None:
+            return None
+        material.update(source=os.path.abspath(self.path), digest=digest, kpc=compiler_digest(), python=sys.version)
+        return hashlib.sha256(json.dumps(material, sort_keys=True, default=str).encode()).hexdigest()[:40]
+
+
 class ModuleRuntime:
     """The state of one drop-in module: where its original source is, which specializations
     were built ahead of time (cache keys), and how to compile new ones."""
@@ -262,6 +291,7 @@ class ModuleRuntime:
     def __init__(self, source: str, space: str, options: dict, prebuilt: list, cache_root: str | None,
                  name: str = "", namespace: dict | None = None, compiler=None):
         self.source = source
+        self.source_file = SourceFile(source)
         # compiler(): the object that compiles new specializations (kpc.api in a drop-in
         # module, imported there on first need); the runtime never imports the compiler
         self.compiler = compiler
@@ -275,7 +305,6 @@ class ModuleRuntime:
         self.dispatchers: dict = {}
         self.key = python_key  # the C++ one of the first module loaded, once there is one
         self.namespace = namespace  # the drop-in module's globals (its _kpc_call)
-        self._source_digest = None
         self._original = None
         self._original_lock = threading.Lock()
 
@@ -359,28 +388,11 @@ class ModuleRuntime:
         return self.prebuilt[(name, types)]
 
     # ------------------------------------------------------------ compiling on demand
-    def source_digest(self) -> str | None:
-        """The sha256 of the user's source file as it is now (read once), None if unreadable."""
-        if self._source_digest is None:
-            try:
-                with open(self.source, "rb") as handle:
-                    self._source_digest = hashlib.sha256(handle.read()).hexdigest()
-            except OSError:
-                return None
-        return self._source_digest
-
     def _index_key(self, name: str, types: tuple) -> str | None:
-        source_digest = self.source_digest()
-        if source_digest is None:
-            return None
-        material = {
-            "source": os.path.abspath(self.source), "digest": source_digest, "function": name,
-            "types": types, "space": self.space, "options": self.options, "kpc": compiler_digest(),
-            "python": sys.version,
-            "environment": {k: os.environ.get(k, "") for k in
-                            ("KOKKOS_ROOT", "Kokkos_DIR", "CMAKE_PREFIX_PATH", "CXX", "KPC_CXXFLAGS", "KPC_TEAMS")},
-        }
-        return hashlib.sha256(json.dumps(material, sort_keys=True, default=str).encode()).hexdigest()[:40]
+        environment = {k: os.environ.get(k, "") for k in
+                       ("KOKKOS_ROOT", "Kokkos_DIR", "CMAKE_PREFIX_PATH", "CXX", "KPC_CXXFLAGS", "KPC_TEAMS")}
+        return self.source_file.index_key(function=name, types=types, space=self.space, options=self.options,
+                                          environment=environment)
 
     def _lazy(self, dispatcher: Dispatcher, types: tuple):
         """The function compiled for ``types`` (from the cache's index, or compiled now), or the
@@ -403,7 +415,7 @@ class ModuleRuntime:
         except Exception as error:  # kpc cannot type, emit or compile it: Numba runs it
             failure = fallback.failure_record(error, name)
             failure.update({"types": [list(t) for t in types], "source": os.path.abspath(self.source),
-                            "digest": self.source_digest(), "kpc": compiler_digest()})
+                            "digest": self.source_file.digest(), "kpc": compiler_digest()})
             if index_key is not None and not fallback.strict_mode(dispatcher.strict):
                 cache.write_index(index_key, failure)
             return self._fall_back(dispatcher, types, failure, error)

@@ -21,10 +21,8 @@ function with a ``KpcFallbackWarning`` (``KPC_STRICT=1``: ``TypeError``).
 from __future__ import annotations
 
 import functools
-import hashlib
 import importlib.util
 import inspect
-import json
 import os
 import sys
 import threading
@@ -33,7 +31,7 @@ import warnings
 import numpy as np
 
 from . import fallback
-from .dispatch import PLAIN_SCALARS, SUPPORTED_DTYPES, compiler_digest, format_type, typeof
+from .dispatch import PLAIN_SCALARS, SUPPORTED_DTYPES, SourceFile, format_type, typeof
 
 
 def _types_key(types) -> tuple:
@@ -80,7 +78,7 @@ class PerCallTypes:
         self.fallbacks: dict = {}  # (function, types key) -> the record of why Numba runs
         self._modules: dict = {}
         self._lock = threading.RLock()
-        self._source_digest = None
+        self.source_file = SourceFile(source)
 
     def wrap(self, name: str, built_types: tuple, eager=None):
         """Replace ``name`` in the module by a function that checks its arguments' types.
@@ -94,7 +92,8 @@ class PerCallTypes:
         built = _types_key(built_types)
         allowed = None if eager is None else {_types_key(types) for types in eager}
         signature = inspect.signature(original)
-        arity = len(signature.parameters)
+        params = tuple(signature.parameters)
+        arity = len(params)
 
         @functools.wraps(original)
         def call(*args, **kwargs):
@@ -107,7 +106,7 @@ class PerCallTypes:
             except TypeError:  # an unhashable argument
                 key = function = None
             if function is None:
-                function = self._resolve(name, original, built, allowed, args)
+                function = self._resolve(name, original, params, built, allowed, args)
                 if key is not None:
                     table[key] = function
             return function(*args)
@@ -117,9 +116,9 @@ class PerCallTypes:
         return call
 
     # ------------------------------------------------------------ resolving a call
-    def _resolve(self, name, original, built, allowed, args):
+    def _resolve(self, name, original, params, built, allowed, args):
         types, problem = [], None
-        for param, value in zip(inspect.signature(original).parameters, args):
+        for param, value in zip(params, args):
             t = typeof(value)
             if t is None:
                 problem = f"argument {param!r} must be a NumPy array or a number, got {type(value).__name__}"
@@ -154,7 +153,9 @@ class PerCallTypes:
 
         request = tuple(("array", t[1], t[2], "C") if t[0] == "array" else t for t in types)
         cache = BuildCache()
-        index_key = self._index_key(name, request)
+        # "pykokkos": the Kokkos C++ target's keys for the same source and types differ
+        index_key = self.source_file.index_key(pykokkos=True, function=name, types=request, space=self.space,
+                                               options=self.options)
         record = cache.read_index(index_key) if index_key is not None else None
         if record is not None and "fallback" in record:
             return self._fall_back(name, types, record, earlier=True)
@@ -187,18 +188,6 @@ class PerCallTypes:
             stem = os.path.splitext(os.path.basename(path))[0]
             module = self._modules[path] = self.load_module(path, f"kpc_pykokkos_{stem}")
         return getattr(module, name)
-
-    def _index_key(self, name: str, types: tuple) -> str | None:
-        if self._source_digest is None:
-            try:
-                with open(self.source, "rb") as handle:
-                    self._source_digest = hashlib.sha256(handle.read()).hexdigest()
-            except OSError:
-                return None
-        material = {"pykokkos": True, "source": os.path.abspath(self.source), "digest": self._source_digest,
-                    "function": name, "types": types, "space": self.space, "options": self.options,
-                    "kpc": compiler_digest(), "python": sys.version}
-        return hashlib.sha256(json.dumps(material, sort_keys=True, default=str).encode()).hexdigest()[:40]
 
     def _fall_back(self, name, types, record, error=None, earlier: bool = False):
         signature = ", ".join(format_type(t) for t in types)
