@@ -4,64 +4,11 @@ from __future__ import annotations
 
 from kpc.ir import nodes as n
 from kpc.ir.queries import expr_names
-from kpc.ir.rewrite import replace_statements
+from kpc.ir.rewrite import FreshNames, difference, is_zero, nonnegative, replace_statements, step_value, trip_count
 from kpc.ir.types import INT64
 
 from .manager import Pass, register
 from .recognize_reductions import region_nest
-
-
-def _zero(expr) -> bool:
-    return isinstance(expr, n.Const) and expr.value == 0
-
-
-def _nonnegative(expr) -> bool:
-    if isinstance(expr, n.Const):
-        return expr.value >= 0
-    if isinstance(expr, n.Index) and isinstance(expr.base, n.Attribute) and expr.base.attr == "shape":
-        return True
-    return isinstance(expr, n.Call) and expr.kind == "builtin" and expr.func == "len"
-
-
-def _minus(a, b):
-    """``a - b`` without ``- -1`` or ``- 0``."""
-    if isinstance(b, n.Const) and type(b.value) is int and b.value <= 0:
-        return a if b.value == 0 else n.BinOp("+", a, n.Const(-b.value, INT64, b.loc), INT64, b.loc)
-    return n.BinOp("-", a, b, INT64, getattr(a, "loc", n.NOLOC))
-
-
-def _extent(loop: n.For):
-    """The trip count of a unit-step loop: ``max(stop - start, 0)`` (``stop`` when provably enough).
-
-    Clamping matters: two empty dimensions with negative extents would multiply
-    into a positive iteration count.
-    """
-    if _zero(loop.start) and _nonnegative(loop.stop):
-        return loop.stop
-    extent = _minus(loop.stop, loop.start)
-    return n.Call("max", [extent, n.Const(0, INT64, loop.loc)], "builtin", type=INT64, loc=loop.loc)
-
-
-class _Names:
-    def __init__(self, function: n.Function):
-        self.taken = set(function.locals) | {p.name for p in function.params}
-        self.taken |= {node.id for node in n.walk(function) if isinstance(node, n.Name)}
-
-    def fresh(self, hint: str) -> str:
-        name, k = hint, 1
-        while name in self.taken:
-            k += 1
-            name = f"{hint}{k}"
-        self.taken.add(name)
-        return name
-
-
-def step_value(loop: n.For):
-    """The loop's constant step as an int (``-2`` for ``UnaryOp('-', 2)``), None when not constant."""
-    step, sign = loop.step, 1
-    if isinstance(step, n.UnaryOp) and step.op == "-":
-        step, sign = step.operand, -1
-    return sign * step.value if isinstance(step, n.Const) and type(step.value) is int else None
 
 
 def _name(name: str, loc) -> n.Name:
@@ -105,7 +52,7 @@ class FlattenMDRange(Pass):
 
     def apply(self, ctx, module) -> None:
         for function in module.functions.values():
-            names = _Names(function)
+            names = FreshNames(function)
 
             def rewrite(stmt, function=function, names=names):
                 if isinstance(stmt, n.For) and stmt.parallel is not None and stmt.parallel.depth > 1:
@@ -116,11 +63,11 @@ class FlattenMDRange(Pass):
 
             function.body = replace_statements(function.body, rewrite)
 
-    def unit_stride(self, loop: n.For, function: n.Function, names: _Names) -> list:
+    def unit_stride(self, loop: n.For, function: n.Function, names: FreshNames) -> list:
         """``for i in range(a, b, s)`` -> ``for t in range(0, n_i)`` with ``i = a + t * s``."""
         step, loc = step_value(loop), loop.loc
         first, last = (loop.start, loop.stop) if step > 0 else (loop.stop, loop.start)
-        span = _minus(last, first)
+        span = difference(last, first)
         if abs(step) > 1:
             span = n.BinOp("//", n.BinOp("+", span, n.Const(abs(step) - 1, INT64, loc), INT64, loc),
                            n.Const(abs(step), INT64, loc), INT64, loc)
@@ -143,13 +90,13 @@ class FlattenMDRange(Pass):
                        [index] + loop.body, kind=loop.kind, parallel=info, decision=loop.decision, loc=loc)
         return [host, region]
 
-    def flatten(self, loop: n.For, function: n.Function, names: _Names) -> list:
+    def flatten(self, loop: n.For, function: n.Function, names: FreshNames) -> list:
         nest = region_nest(loop)
         loc = loop.loc
         host, extents = [], []
         for inner in nest:
-            extent = _extent(inner)
-            if not isinstance(extent, n.Const) and not _nonnegative(extent):
+            extent = trip_count(inner)
+            if not isinstance(extent, n.Const) and not nonnegative(extent):
                 local = names.fresh(f"n_{inner.var.id}")
                 function.locals[local] = INT64
                 host.append(n.Assign(_name(local, loc), extent, loc))
@@ -170,7 +117,7 @@ class FlattenMDRange(Pass):
                 value = n.BinOp("//", value, stride, INT64, loc)
             if k > 0:
                 value = n.BinOp("%", value, extents[k], INT64, loc)
-            if not _zero(inner.start):
+            if not is_zero(inner.start):
                 value = n.BinOp("+", value, inner.start, INT64, loc)
             indices.append(n.Assign(_name(inner.var.id, inner.var.loc), value, inner.loc))
         info = loop.parallel

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from kpc.ir import nodes as n
 from kpc.ir.queries import expr_names, statements
-from kpc.ir.rewrite import replace_statements
+from kpc.ir.rewrite import FreshNames, is_size, is_zero, replace_statements, step_value, trip_count
 from kpc.ir.types import INT64
 
 from .choose_schedule import imbalance
-from .flatten_mdrange import _Names, _extent, _zero, step_value
 from .manager import Pass, register
 
 
@@ -76,14 +75,14 @@ class FoldTriangular(Pass):
 
     def apply(self, ctx, module) -> None:
         for function in module.functions.values():
-            names = _Names(function)
+            names = FreshNames(function)
             function.body = replace_statements(function.body, lambda stmt, function=function, names=names: (
                 self.fold(stmt, function, names) if isinstance(stmt, n.For) and _triangular(stmt) else None))
 
-    def fold(self, loop: n.For, function: n.Function, names: _Names) -> list:
+    def fold(self, loop: n.For, function: n.Function, names: FreshNames) -> list:
         loc, host = loop.loc, []
-        count = _extent(loop)
-        if not isinstance(count, (n.Const, n.Name)) and not _simple(count):
+        count = trip_count(loop)
+        if not isinstance(count, (n.Const, n.Name)) and not is_size(count):
             local = names.fresh(f"n_{loop.var.id}")
             function.locals[local] = INT64
             host.append(n.Assign(_name(local, loc), count, loc))
@@ -97,7 +96,7 @@ class FoldTriangular(Pass):
         remaining = n.BinOp("-", count, n.BinOp("*", _int(2, loc), _name(t, loc), INT64, loc), INT64, loc)
         left = n.Assign(_name(m, loc), n.Call("max", [remaining, _int(1, loc)], "builtin", type=INT64, loc=loc), loc)
         offset = n.BinOp("*", _name(u, loc), n.BinOp("-", _name(m, loc), _int(1, loc), INT64, loc), INT64, loc)
-        first = _name(t, loc) if _zero(loop.start) else n.BinOp("+", loop.start, _name(t, loc), INT64, loc)
+        first = _name(t, loc) if is_zero(loop.start) else n.BinOp("+", loop.start, _name(t, loc), INT64, loc)
         index = n.Assign(_name(loop.var.id, loop.var.loc), n.BinOp("+", first, offset, INT64, loc), loc)
         pair = n.For(_name(u, loc), _int(0, loc),
                      n.Call("min", [_name(m, loc), _int(2, loc)], "builtin", type=INT64, loc=loc), _int(1, loc),
@@ -110,10 +109,3 @@ class FoldTriangular(Pass):
         region = n.For(_name(t, loc), _int(0, loc), items, _int(1, loc), [left, pair], kind=loop.kind,
                        parallel=info, decision=loop.decision, loc=loc)
         return host + [region]
-
-
-def _simple(expr) -> bool:
-    """``len(a)`` or ``a.shape[k]``: cheap to read again inside the region."""
-    if isinstance(expr, n.Index) and isinstance(expr.base, n.Attribute) and expr.base.attr == "shape":
-        return True
-    return isinstance(expr, n.Call) and expr.kind == "builtin" and expr.func == "len"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kpc.ir import nodes as n
-from kpc.ir.rewrite import has_call
+from kpc.ir.rewrite import FreshNames, has_call
 from kpc.ir.types import FLOAT64, UNKNOWN, ScalarType
 
 from .manager import Pass, register
@@ -80,18 +80,9 @@ class _Rewriter:
 
     def __init__(self, function: n.Function):
         self.function = function
-        self.taken = set(function.locals) | {p.name for p in function.params}
-        self.taken |= {node.id for node in n.walk(function) if isinstance(node, n.Name)}
+        self.names = FreshNames(function)
         self.pending: list = []  # statements to insert before the current one
         self.new_locals: list = []  # (name, region loop or None)
-
-    def fresh(self, hint: str) -> str:
-        name, k = hint, 1
-        while name in self.taken:
-            k += 1
-            name = f"{hint}{k}"
-        self.taken.add(name)
-        return name
 
     def expr(self, expr, hoistable: bool, hint: str):
         """The rewritten expression; ``hoistable``: evaluated unconditionally with its statement."""
@@ -163,7 +154,7 @@ class _Rewriter:
                 return _clone(base)
             return same
         if hoistable:
-            name = self.fresh(f"{hint}_base" if hint else "base")
+            name = self.names.fresh(f"{hint}_base" if hint else "base")
             ty = base.type
             self.pending.append(n.Assign(n.Name(name, ty, base.loc), base, base.loc))
             self.new_locals.append((name, ty))
