@@ -197,7 +197,9 @@ class PerCallTypes:
             self.fallbacks[(name, _types_key(types))] = record
             warnings.warn(fallback.fallback_message(name, signature, record, earlier),
                           fallback.KpcFallbackWarning, stacklevel=_caller_level())
-        return getattr(self.namespace["_load_numba_source"](), name)
+        function = getattr(self.namespace["_load_numba_source"](), name)
+        on_host = self.namespace.get("_on_host")  # the Cuda space's: CuPy arguments as host copies
+        return on_host(function) if on_host is not None else function
 
 
 def _caller_level() -> int:

@@ -146,6 +146,24 @@ def test_arguments_kpc_cannot_take_run_numba_with_a_warning(built, monkeypatch):
         _interpreted(path, "strict").first([1.5])
 
 
+def test_the_numba_fallback_goes_through_the_modules_on_host_helper(built):
+    """In a Cuda-space module (``_on_host`` among its names) the Numba function a fallback runs
+    takes CuPy arguments as host copies; the helper itself is tested in test_pykokkos_emitter."""
+    path, numba_module, _ = built
+    module = _interpreted(path)
+    runtime = module._kpc_types
+    seen = []
+
+    def on_host(function):
+        seen.append(function)
+        return function
+
+    runtime.namespace["_on_host"] = on_host
+    with pytest.warns(KpcFallbackWarning):
+        assert module.first([1.5, 2.0]) == 3.0
+    assert [f.__name__ for f in seen] == ["first"]
+
+
 def test_eager_signatures_take_only_their_types(built):
     path, numba_module, _ = built
     module = _interpreted(path)
