@@ -120,8 +120,12 @@ def _with_address(array):
 
 def _on_host(kernel):
     """A kernel kept as Numba, taking CuPy arrays too: Numba reads only host memory, so CuPy
-    arguments travel as NumPy copies, what the kernel wrote into them is copied back, and array
-    results are CuPy arrays when any argument was.
+    arguments travel as NumPy copies, each is copied back after the call (what the kernel wrote
+    into it), and array results are CuPy arrays when any argument was.
+
+    Unlike a call on NumPy arrays, a returned argument comes back as a new CuPy array, and one
+    CuPy array passed twice becomes two host copies (a write through one is not seen through
+    the other).
     """
     def on_host(*args, **kwargs):
         on_device = any(isinstance(a, cp.ndarray) for a in (*args, *kwargs.values()))
