@@ -39,8 +39,8 @@ from .bounds import Bounds
 from .device import DeviceCode, DeviceSignature, NameAllocator, all_names
 from .effects import names_bound, undefined_names, written_params
 from .helpers import (
-    AS_VIEW, CHECK_PROCESS, CUDA_HOST_HELPERS, ON_HOST, WITH_ADDRESS, CUPY_IMPORT, DEVICE_HELPERS, HOST_HELPERS, KOKKOS_PID, PASSED_CUPY,
-    PROCESS_GUARD, WRITE_BACK,
+    AS_VIEW, CHECK_PROCESS, CUDA_HOST_HELPERS, CUPY_IMPORT, DEVICE_HELPERS, HOST_HELPERS, KOKKOS_PID, ON_HOST,
+    PASSED_CUPY, PROCESS_GUARD, WITH_ADDRESS, WRITE_BACK,
 )
 from .host import HostCode
 from .model import CallerModel, FunctionModel, KeptModel, ModuleModel
@@ -601,7 +601,8 @@ def _render(model: ModuleModel) -> str:
         numba_stem=os.path.splitext(os.path.basename(model.numba_source))[0],
         numba_now=model.numba_now,
         source_dunders=model.source_dunders,
-        functions=model.functions, workunits=model.workunits, callers=model.callers, kept=model.kept, kept_on_host=model.kept_on_host,
+        functions=model.functions, workunits=model.workunits, callers=model.callers, kept=model.kept,
+        kept_on_host=model.kept_on_host,
         per_call=model.per_call, options=model.options, space=model.space,
     )
     text = re.sub(r"[ \t]+\n", "\n", text)
