@@ -375,8 +375,9 @@ def compile_specializations(path, requests, space: str = "openmp", source: str |
     key = cache_key(material)
 
     def compile_source(source_path, library, module_name):
+        objects = [] if unit.space == "cuda" else [_support_object(toolchain, extra)]
         compile_extension(source_path, library, toolchain, extra + [f"-DKPC_MODULE_NAME={module_name}"],
-                          precompiled=_precompiled_header(unit.source, toolchain, extra))
+                          precompiled=_precompiled_header(unit.source, toolchain, extra), objects=objects)
 
     metadata = {
         "python_source": path,
@@ -429,6 +430,17 @@ def kokkos_compile_flags(unit) -> list:
 
         semantics += cuda_compile_flags(unit.fastmath)
     return [f"-I{INCLUDE_DIR}", "-fwrapv"] + semantics + shlex.split(os.environ.get("KPC_CXXFLAGS", ""))
+
+
+def _support_object(toolchain, extra: list):
+    """kpc's support library (``kpc_support.cpp``) compiled with the module's flags, once per toolchain
+    and flag set (``kpc.runtime.support_library``); host-space modules link it (CUDA modules are
+    pybind11 modules and do not)."""
+    from kpc.backend.kokkos.emitter import SUPPORT_SOURCE
+    from kpc.runtime.support_library import support_object
+
+    return support_object(toolchain.compiler, toolchain.compiler_id, toolchain.compiler_version,
+                          toolchain.compile_flags() + list(extra), SUPPORT_SOURCE)
 
 
 def _precompiled_header(source: str, toolchain, extra: list):

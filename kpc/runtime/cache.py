@@ -286,8 +286,8 @@ class BuildCache:
 
     def clear(self, prefix: str = "") -> int:
         """Remove every entry (or those whose key starts with ``prefix``); return how many.
-        Clearing everything also removes the precompiled headers (``toolchain/pch``, rebuilt
-        when needed) and Numba's cache of the user files kpc imported (``numba``)."""
+        Clearing everything also removes the precompiled headers and kpc's support library
+        (``toolchain/pch``, ``toolchain/support``, rebuilt when needed) and Numba's cache of the user files kpc imported (``numba``)."""
         removed = 0
         for key, path, _ in self.entries():
             if key.startswith(prefix):
@@ -297,7 +297,7 @@ class BuildCache:
         if not prefix:
             import shutil
 
-            for folder in ("index", "failed", "tmp", "toolchain/pch", "numba"):
+            for folder in ("index", "failed", "tmp", "toolchain/pch", "toolchain/support", "numba"):
                 shutil.rmtree(self.root / folder, ignore_errors=True)
         return removed
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Mapping, Optional
@@ -51,3 +53,13 @@ def write_atomically(path: Path, text: str) -> None:
         if os.path.exists(temporary):
             os.unlink(temporary)
         raise
+
+
+def discard_folder(path: Path) -> None:
+    """Remove the folder ``path`` so that no reader sees it half removed: it is renamed aside
+    (a hidden name in the same folder) first."""
+    if not path.exists():
+        return
+    trash = path.parent / f".discard-{path.name}-{os.getpid()}-{time.monotonic_ns()}"
+    os.rename(path, trash)
+    shutil.rmtree(trash, ignore_errors=True)

@@ -249,7 +249,7 @@ def compiler_digest() -> str:
     package = Path(__file__).resolve().parent.parent
     digest = hashlib.sha256(__version__.encode())
     for path in sorted(package.rglob("*")):
-        if path.suffix in (".py", ".hpp", ".j2", ".txt", ".cmake") and path.is_file():
+        if path.suffix in (".py", ".hpp", ".cpp", ".j2", ".txt", ".cmake") and path.is_file():
             digest.update(str(path.relative_to(package)).encode())
             digest.update(path.read_bytes())
     return f"{__version__}+{digest.hexdigest()[:16]}"

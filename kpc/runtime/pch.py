@@ -1,7 +1,8 @@
 """A precompiled header of what every generated module includes, kept in the cache.
 
-Almost all of a generated module's compile time is spent on its headers (Kokkos,
-pybind11, kpc's ``kpc_numpy.hpp``). With GCC, kpc precompiles an *umbrella* header
+Much of a generated module's compile time is spent on its headers (Kokkos, Python.h,
+kpc's ``kpc_host.hpp``; pybind11 only for CUDA modules, which are not precompiled, and in the
+support library, compiled once: ``kpc.runtime.support_library``). With GCC, kpc precompiles an *umbrella* header
 that includes them, once per compiler and exact flag set, and compiles each module with
 ``-include <umbrella>``: GCC then loads ``<umbrella>.gch`` instead of parsing the headers.
 
@@ -38,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
-from .cache_dir import cache_root, write_atomically
+from .cache_dir import cache_root, discard_folder, write_atomically
 
 PCH_FORMAT = 1
 UMBRELLA = "kpc_pch.hpp"
@@ -165,17 +166,17 @@ def pch_key(compiler: str, compiler_id: str, compiler_version: str, flags: Seque
     """Hash of everything the ``.gch`` depends on (see the module docstring)."""
     material = {
         "format": PCH_FORMAT,
-        "compiler": [compiler, compiler_id, compiler_version, _file_stamp(shutil.which(compiler) or compiler)],
+        "compiler": [compiler, compiler_id, compiler_version, compiler_stamp(compiler)],
         "flags": list(flags),
         "umbrella": umbrella_text(headers),
-        "headers": _include_fingerprint(flags),
-        "cpu": _cpu_model() if "-march=native" in flags or "-mtune=native" in flags else "",
+        "headers": include_fingerprint(flags),
+        "cpu": cpu_model() if "-march=native" in flags or "-mtune=native" in flags else "",
     }
     text = json.dumps(material, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
-def _include_fingerprint(flags: Sequence[str]) -> list:
+def include_fingerprint(flags: Sequence[str]) -> list:
     """Contents of the headers in ``-I`` folders (kpc's own), and names, sizes and times of
     the files in ``-isystem`` folders (Kokkos, pybind11, Python)."""
     own, system = [], []
@@ -211,6 +212,11 @@ def _include_fingerprint(flags: Sequence[str]) -> list:
     return fingerprint
 
 
+def compiler_stamp(compiler: str) -> list:
+    """The compiler's binary (real path, size, time): a reinstalled compiler is another one."""
+    return _file_stamp(shutil.which(compiler) or compiler)
+
+
 def _file_stamp(path: str) -> list:
     try:
         real = os.path.realpath(path)
@@ -220,7 +226,7 @@ def _file_stamp(path: str) -> list:
         return [path]
 
 
-def _cpu_model() -> str:
+def cpu_model() -> str:
     """The host CPU (``-march=native`` compiles for it; a cache shared between hosts must not mix)."""
     found = {}
     try:
@@ -280,10 +286,7 @@ def _build(root: Path, key: str, compiler: str, flags: list, headers: Sequence[s
     """Build the PCH of ``key`` (the caller holds its lock); None if the compiler fails."""
     final = root / key
     root.mkdir(parents=True, exist_ok=True)
-    if final.exists():  # damaged, half-written by an older kpc, or stale: replace it
-        trash = root / f".discard-{key}-{os.getpid()}-{time.monotonic_ns()}"
-        os.rename(final, trash)
-        shutil.rmtree(trash, ignore_errors=True)
+    discard_folder(final)  # damaged, half-written by an older kpc, or stale: replace it
     staging = Path(tempfile.mkdtemp(prefix=f".{key[:12]}-", dir=root))
     try:
         umbrella = staging / UMBRELLA

@@ -91,8 +91,8 @@ class Toolchain:
         flags += device_arrays.include_flags(self.include_dirs, self.compiler)
         return flags
 
-    def compile_command(self, source, output, extra_flags: Sequence[str] = ()) -> list:
-        """The one command that compiles and links ``source`` into the extension ``output``."""
+    def compile_command(self, source, output, extra_flags: Sequence[str] = (), objects: Sequence = ()) -> list:
+        """The one command that compiles and links ``source`` (and ``objects``) into the extension ``output``."""
         compile_flags = self.compile_flags() + list(extra_flags)
         # Kokkos repeats some compile flags (-fopenmp) as link flags; one compile-and-link
         # command needs them once.
@@ -100,7 +100,9 @@ class Toolchain:
         return (
             [self.compiler]
             + compile_flags
-            + [str(source), "-shared", "-o", str(output)]
+            + [str(source)]
+            + [str(path) for path in objects]
+            + ["-shared", "-o", str(output)]
             + link_flags
         )
 
@@ -127,9 +129,11 @@ def compile_extension(
     toolchain: Toolchain,
     extra_flags: Sequence[str] = (),
     precompiled=None,
+    objects: Sequence = (),
 ) -> str:
     """Compile the C++ ``source`` into the Python extension ``output``; return the compiler's output.
 
+    ``objects``: compiled objects linked into the extension (kpc's support library).
     ``precompiled``: a ``kpc.runtime.pch.PrecompiledHeader`` to compile with. When the
     compiler says it cannot use it, it is rejected for later compiles, and a compile that
     failed because of it is done again without it: a PCH never fails a module.
@@ -138,7 +142,7 @@ def compile_extension(
     output = Path(output)
     output.parent.mkdir(parents=True, exist_ok=True)
     if precompiled is not None:
-        command = toolchain.compile_command(source, output, list(extra_flags) + precompiled.flags())
+        command = toolchain.compile_command(source, output, list(extra_flags) + precompiled.flags(), objects)
         result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if not precompiled.unusable_in(result.stdout, result.returncode):
             if result.returncode != 0:
@@ -147,7 +151,7 @@ def compile_extension(
         precompiled.reject(precompiled.complaint(result.stdout))
         if result.returncode == 0:
             return result.stdout
-    command = toolchain.compile_command(source, output, extra_flags)
+    command = toolchain.compile_command(source, output, extra_flags, objects)
     result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if result.returncode != 0:
         raise CompileError(Path(source), command, result.stdout, result.returncode)

@@ -128,13 +128,14 @@ def test_cache_listing_and_clearing(tmp_path):
     assert [key[0] for key, _, _ in cache.entries()] == ["e", "d"]
     assert cache.clear("d") == 1
     assert [key[0] for key, _, _ in cache.entries()] == ["e"]
-    for folder in ("toolchain/pch/abc", "numba/user_module"):
+    for folder in ("toolchain/pch/abc", "toolchain/support/abc", "numba/user_module"):
         (tmp_path / folder).mkdir(parents=True)
         (tmp_path / folder / "data").write_text("x")
     (tmp_path / "toolchain" / "probe.json").write_text("{}")
     assert cache.clear() == 1 and cache.entries() == []
-    # precompiled headers and Numba's cache go too; the toolchain probe stays
+    # precompiled headers, the support library and Numba's cache go too; the toolchain probe stays
     assert not (tmp_path / "toolchain" / "pch").exists() and not (tmp_path / "numba").exists()
+    assert not (tmp_path / "toolchain" / "support").exists()
     assert (tmp_path / "toolchain" / "probe.json").exists()
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import subprocess
 import sys
 import textwrap
@@ -20,34 +19,6 @@ import pytest
 from kpc.runtime import pch
 from kpc.runtime.pch import precompiled_header
 
-FAKE_COMPILER = """#!/bin/sh
-# Stand-in for GCC: log the call, take a moment, write the -o file.
-echo "$@" >> "{log}"
-sleep {delay}
-out=""
-while [ $# -gt 0 ]; do
-  if [ "$1" = "-o" ]; then out="$2"; fi
-  shift
-done
-printf 'gpch-fake-contents' > "$out"
-"""
-
-
-@pytest.fixture
-def fake_gcc(tmp_path):
-    def make(delay=0.0, fail=False):
-        log = tmp_path / ("failing-calls.log" if fail else "calls.log")
-        script = tmp_path / ("failing-c++" if fail else "fake-c++")
-        text = FAKE_COMPILER.format(log=log, delay=delay)
-        if fail:
-            text = f'#!/bin/sh\necho "$@" >> "{log}"\necho "error: no" >&2\nexit 1\n'
-        script.write_text(text)
-        script.chmod(script.stat().st_mode | stat.S_IEXEC)
-        return str(script), log
-
-    return make
-
-
 def calls(log: Path) -> int:
     return len(log.read_text().splitlines()) if log.exists() else 0
 
@@ -57,8 +28,8 @@ def build(compiler, tmp_path, flags=("-O3", "-fPIC"), environ=None, headers=("kp
                               cache_dir=tmp_path / "cache", environ={"KPC_PCH": "eager"} if environ is None else environ)
 
 
-def test_built_once_then_reused(fake_gcc, tmp_path):
-    compiler, log = fake_gcc()
+def test_built_once_then_reused(fake_compiler, tmp_path):
+    compiler, log = fake_compiler()
     first = build(compiler, tmp_path)
     assert first is not None and first.gch.is_file() and calls(log) == 1
     assert first.umbrella.read_text().endswith('#include "kpc_numpy.hpp"\n')
@@ -70,8 +41,8 @@ def test_built_once_then_reused(fake_gcc, tmp_path):
     assert not list((tmp_path / "cache" / "toolchain" / "pch").glob(".*"))  # no staging left
 
 
-def test_key_covers_compiler_flags_and_header_contents(fake_gcc, tmp_path):
-    compiler, _ = fake_gcc()
+def test_key_covers_compiler_flags_and_header_contents(fake_compiler, tmp_path):
+    compiler, _ = fake_compiler()
     headers = tmp_path / "include"
     headers.mkdir()
     (headers / "kpc_numpy.hpp").write_text("#pragma once\n")
@@ -86,8 +57,8 @@ def test_key_covers_compiler_flags_and_header_contents(fake_gcc, tmp_path):
 
 
 @pytest.mark.parametrize("damage", ["truncate", "remove-record", "garbage-record"])
-def test_damaged_pch_is_rebuilt_not_used(fake_gcc, tmp_path, damage):
-    compiler, log = fake_gcc()
+def test_damaged_pch_is_rebuilt_not_used(fake_compiler, tmp_path, damage):
+    compiler, log = fake_compiler()
     first = build(compiler, tmp_path)
     if damage == "truncate":  # a half-written .gch: size disagrees with pch.json
         first.gch.write_bytes(first.gch.read_bytes()[:5])
@@ -98,30 +69,30 @@ def test_damaged_pch_is_rebuilt_not_used(fake_gcc, tmp_path, damage):
     assert pch._usable(first.directory, first.key) is None
     again = build(compiler, tmp_path)
     assert again is not None and calls(log) == 2
-    assert again.gch.read_bytes() == b"gpch-fake-contents"
+    assert again.gch.read_bytes() == b"fake-compiler-output"
 
 
-def test_rejected_or_failed_pch_is_not_offered_again(fake_gcc, tmp_path):
-    compiler, log = fake_gcc()
+def test_rejected_or_failed_pch_is_not_offered_again(fake_compiler, tmp_path):
+    compiler, log = fake_compiler()
     first = build(compiler, tmp_path)
     first.reject("not used because `__OPTIMIZE__' not defined")
     assert build(compiler, tmp_path) is None and calls(log) == 1
 
-    failing, failing_log = fake_gcc(fail=True)
+    failing, failing_log = fake_compiler(fail=True)
     assert build(failing, tmp_path) is None and calls(failing_log) == 1
     assert build(failing, tmp_path) is None and calls(failing_log) == 1  # no retry for that key
 
 
-def test_built_for_the_second_module_of_a_flag_set(fake_gcc, tmp_path):
-    compiler, log = fake_gcc()
+def test_built_for_the_second_module_of_a_flag_set(fake_compiler, tmp_path):
+    compiler, log = fake_compiler()
     assert build(compiler, tmp_path, environ={}) is None and calls(log) == 0  # first: noted only
     found = build(compiler, tmp_path, environ={})
     assert found is not None and calls(log) == 1
     assert build(compiler, tmp_path, environ={}) == found and calls(log) == 1
 
 
-def test_off_with_kpc_pch_0_and_for_other_compilers(fake_gcc, tmp_path):
-    compiler, log = fake_gcc()
+def test_off_with_kpc_pch_0_and_for_other_compilers(fake_compiler, tmp_path):
+    compiler, log = fake_compiler()
     assert build(compiler, tmp_path, environ={"KPC_PCH": "0"}) is None
     assert precompiled_header(compiler, "Clang", "17", ["-O3"], ["kpc_numpy.hpp"],
                               cache_dir=tmp_path / "cache", environ={"KPC_PCH": "eager"}) is None
@@ -130,8 +101,8 @@ def test_off_with_kpc_pch_0_and_for_other_compilers(fake_gcc, tmp_path):
     assert calls(log) == 0
 
 
-def test_concurrent_processes_build_it_once(fake_gcc, tmp_path):
-    compiler, log = fake_gcc(delay=1.5)
+def test_concurrent_processes_build_it_once(fake_compiler, tmp_path):
+    compiler, log = fake_compiler(delay=1.5)
     script = textwrap.dedent(f"""
         from pathlib import Path
         from kpc.runtime.pch import precompiled_header
@@ -142,7 +113,7 @@ def test_concurrent_processes_build_it_once(fake_gcc, tmp_path):
     processes = [subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
                  for _ in range(3)]
     outputs = [process.communicate(timeout=60)[0].strip() for process in processes]
-    assert outputs == ["gpch-fake-contents"] * 3
+    assert outputs == ["fake-compiler-output"] * 3
     assert calls(log) == 1
 
 

@@ -2,8 +2,10 @@
 
 Each *specialization* (an IR module typed for one set of argument types, after the
 ``kokkos`` pass pipeline) becomes a C++ namespace holding its functions; the
-functions called from Python get a pybind11 binding named ``<function>__<namespace>``
-that checks and wraps the NumPy arguments and calls the host code. The emitter
+functions called from Python get an entry (a METH_FASTCALL function) named
+``<function>__<namespace>`` that checks and wraps the NumPy arguments and calls the host code;
+host-space modules call kpc's support library (``kpc_support.cpp``, see ``SUPPORT_SOURCE``) for
+what needs pybind11, CUDA modules are pybind11 modules. The emitter
 decides what to print (variants, declarations, regions) and hands small models to
 the jinja2 templates next to this file, which only lay them out.
 
@@ -32,8 +34,11 @@ from .functions import FunctionEmitter
 
 HERE = Path(__file__).resolve().parent
 INCLUDE_DIR = HERE
-HEADERS = ("kpc_compat.hpp", "kpc_semantics.hpp", "kpc_numpy.hpp", "kpc_cuda.hpp", "kpc_scatter.hpp",
-           "kpc_random.hpp", "kpc_linalg.hpp", "kpc_blas.hpp")
+HEADERS = ("kpc_compat.hpp", "kpc_semantics.hpp", "kpc_python.hpp", "kpc_runtime.hpp", "kpc_host.hpp",
+           "kpc_numpy.hpp", "kpc_cuda.hpp", "kpc_scatter.hpp", "kpc_random.hpp", "kpc_linalg.hpp", "kpc_blas.hpp",
+           "kpc_support.cpp")
+# The support library linked into every host-space module (built once per toolchain and flags).
+SUPPORT_SOURCE = HERE / "kpc_support.cpp"
 
 EXEC_SPACES = {"openmp": "Kokkos::OpenMP", "serial": "Kokkos::Serial", "cuda": "Kokkos::Cuda",
                "threads": "Kokkos::Threads"}
@@ -66,7 +71,7 @@ class ParamBinding:
 
 @dataclass
 class EntryModel:
-    """One function callable from Python: its pybind11 symbol and argument conversions."""
+    """One function callable from Python: its entry symbol and argument conversions."""
 
     symbol: str
     function: str

@@ -255,7 +255,7 @@ class FunctionEmitter:
         if self.returns_python_objects():
             for p in f.params:
                 if isinstance(p.type, ArrayType):
-                    params.append(f"pybind11::object kpc_owner_{p.name}")
+                    params.append(f"kpc::object kpc_owner_{p.name}")
                     self.owners[p.name] = f"kpc_owner_{p.name}"
         self.declare_top(f.body)
         self.block(f.body)
@@ -277,7 +277,7 @@ class FunctionEmitter:
     def return_type(self) -> str:
         t = self.function.return_type
         if self.returns_python_objects():
-            return "pybind11::object"
+            return "kpc::object"
         if _has_array(t):
             raise BackendError(f"@{self.function.name} returns an array; kpc can return arrays only to Python, "
                                "not to another kernel", self.function.loc)
@@ -291,9 +291,9 @@ class FunctionEmitter:
                 param = any(p.name == name for p in self.function.params)
                 initial = f" = kpc_arg_{name}" if param else ""
                 self.emit_line(f"{self.rebound[name]} {identifier(name)}{initial};")
-                owner = self.owners.get(name, "pybind11::none()") if param else "pybind11::none()"
+                owner = self.owners.get(name, "kpc::none()") if param else "kpc::none()"
                 self.owners[name] = f"kpc_own_{name}"  # the NumPy array it views, when kpc allocated it
-                self.emit_line(f"pybind11::object {self.owners[name]} = {owner};")
+                self.emit_line(f"kpc::object {self.owners[name]} = {owner};")
                 continue
             if isinstance(t, ArrayType):
                 raise BackendError(
@@ -611,7 +611,7 @@ class FunctionEmitter:
         t = self.function.return_type
         if s.value is None or isinstance(t, NoneType):
             if self.returns_python_objects():
-                self.emit_line("return pybind11::none();")
+                self.emit_line("return kpc::none();")
             else:
                 self.emit_line("return;")
             return
@@ -665,8 +665,8 @@ class FunctionEmitter:
                 raise BackendError("a returned tuple holding arrays must be written as a tuple display",
                                    getattr(expr, "loc", None))
             inner = ", ".join(self.python_value(e, et) for e, et in zip(expr.elements, t.elements))
-            return f"pybind11::make_tuple({inner})"
-        return f"pybind11::cast({self.expr.emit(expr, t)})"
+            return f"kpc::make_tuple({inner})"
+        return f"kpc::box({self.expr.emit(expr, t)})"
 
     # ------------------------------------------------------------ loops
     def _For(self, s) -> None:

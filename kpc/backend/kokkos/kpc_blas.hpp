@@ -16,7 +16,7 @@
 // sizes for np.dot(a, b) (matrix * matrix)").
 #pragma once
 
-#include <pybind11/pybind11.h>
+#include "kpc_python.hpp"
 
 #include <Kokkos_Core.hpp>
 
@@ -62,28 +62,31 @@ inline void load() {
   if (setting != nullptr && std::strcmp(setting, "0") == 0) return;
   routines& table = loaded();
   if (table.dgemm != nullptr) return;
-  try {
-    pybind11::object capi = pybind11::module_::import("scipy.linalg.cython_blas").attr("__pyx_capi__");
-    auto get = [&](const char* name) -> void* {
-      PyObject* capsule = PyDict_GetItemString(capi.ptr(), name);  // borrowed
-      if (capsule == nullptr || !PyCapsule_CheckExact(capsule)) return nullptr;
-      void* pointer = PyCapsule_GetPointer(capsule, PyCapsule_GetName(capsule));
-      if (pointer == nullptr) PyErr_Clear();
-      return pointer;
-    };
-    routines found;
-    found.sgemm = reinterpret_cast<gemm_fn<float>*>(get("sgemm"));
-    found.dgemm = reinterpret_cast<gemm_fn<double>*>(get("dgemm"));
-    found.cgemm = reinterpret_cast<gemm_fn<std::complex<float>>*>(get("cgemm"));
-    found.zgemm = reinterpret_cast<gemm_fn<std::complex<double>>*>(get("zgemm"));
-    found.sgemv = reinterpret_cast<gemv_fn<float>*>(get("sgemv"));
-    found.dgemv = reinterpret_cast<gemv_fn<double>*>(get("dgemv"));
-    found.cgemv = reinterpret_cast<gemv_fn<std::complex<float>>*>(get("cgemv"));
-    found.zgemv = reinterpret_cast<gemv_fn<std::complex<double>>*>(get("zgemv"));
-    table = found;
-  } catch (pybind11::error_already_set&) {
-    // No SciPy: products run as loops.
+  PyObject* module = PyImport_ImportModule("scipy.linalg.cython_blas");
+  PyObject* capi = module == nullptr ? nullptr : PyObject_GetAttrString(module, "__pyx_capi__");
+  Py_XDECREF(module);
+  if (capi == nullptr) {
+    PyErr_Clear();  // No SciPy: products run as loops.
+    return;
   }
+  auto get = [&](const char* name) -> void* {
+    PyObject* capsule = PyDict_Check(capi) ? PyDict_GetItemString(capi, name) : nullptr;  // borrowed
+    if (capsule == nullptr || !PyCapsule_CheckExact(capsule)) return nullptr;
+    void* pointer = PyCapsule_GetPointer(capsule, PyCapsule_GetName(capsule));
+    if (pointer == nullptr) PyErr_Clear();
+    return pointer;
+  };
+  routines found;
+  found.sgemm = reinterpret_cast<gemm_fn<float>*>(get("sgemm"));
+  found.dgemm = reinterpret_cast<gemm_fn<double>*>(get("dgemm"));
+  found.cgemm = reinterpret_cast<gemm_fn<std::complex<float>>*>(get("cgemm"));
+  found.zgemm = reinterpret_cast<gemm_fn<std::complex<double>>*>(get("zgemm"));
+  found.sgemv = reinterpret_cast<gemv_fn<float>*>(get("sgemv"));
+  found.dgemv = reinterpret_cast<gemv_fn<double>*>(get("dgemv"));
+  found.cgemv = reinterpret_cast<gemv_fn<std::complex<float>>*>(get("cgemv"));
+  found.zgemv = reinterpret_cast<gemv_fn<std::complex<double>>*>(get("zgemv"));
+  Py_DECREF(capi);
+  table = found;
 }
 
 // The BLAS scalar of a Kokkos value type (Kokkos::complex has std::complex's layout).

@@ -27,6 +27,25 @@
 #include <string>
 
 namespace kpc {
+
+// The names generated code uses for Python objects (kpc_host.hpp's, on pybind11 here: CUDA
+// modules are pybind11 modules, without kpc's support library).
+using object = py::object;
+
+inline py::object none() { return py::none(); }
+
+template <class T>
+py::object box(T&& value) {
+  return py::cast(std::forward<T>(value));
+}
+
+template <class... Items>
+py::tuple make_tuple(Items&&... items) {
+  return py::make_tuple(std::forward<Items>(items)...);
+}
+
+inline PyObject* raise_current_exception() { return translate_current_exception(); }
+
 namespace cuda {
 
 inline void check(cudaError_t status, const char* what) {

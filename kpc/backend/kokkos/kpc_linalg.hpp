@@ -11,7 +11,7 @@
 // diagonal element of the factor is <= 0 (a NaN one is not, as with OpenBLAS).
 #pragma once
 
-#include <pybind11/pybind11.h>
+#include "kpc_python.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -25,22 +25,10 @@
 namespace kpc {
 namespace linalg {
 
-// Raised as numpy.linalg.LinAlgError (see register_errors).
-struct error : std::runtime_error {
-  using std::runtime_error::runtime_error;
+// Raised as numpy.linalg.LinAlgError.
+struct error : exception {
+  explicit error(const std::string& message) : exception("numpy.linalg", "LinAlgError", message) {}
 };
-
-// Translate kpc::linalg::error into numpy.linalg.LinAlgError for this module's functions.
-inline void register_errors() {
-  pybind11::register_local_exception_translator([](std::exception_ptr raised) {
-    try {
-      if (raised) std::rethrow_exception(raised);
-    } catch (const error& e) {
-      pybind11::object type = pybind11::module_::import("numpy.linalg").attr("LinAlgError");
-      PyErr_SetString(type.ptr(), e.what());
-    }
-  });
-}
 
 template <class A>
 void require_square(const A& a) {
@@ -199,8 +187,8 @@ void cholesky(const A& a, const L& l) {
 // computes v - lo in (x's dtype and lo's, promoted).
 template <class D, class R, class X, class C, class E>
 void histogram(const X& x, int64_t bins, R lo, R hi, const C& counts, const E& edges) {
-  if (bins <= 0) throw pybind11::value_error("histogram(): `bins` should be a positive integer");
-  if (!(lo <= hi)) throw pybind11::value_error("histogram(): max must be larger than min in range parameter");
+  if (bins <= 0) throw value_error("histogram(): `bins` should be a positive integer");
+  if (!(lo <= hi)) throw value_error("histogram(): max must be larger than min in range parameter");
   for (int64_t k = 0; k < bins; ++k) counts(k) = 0;
   if (hi > lo) {
     const double ratio = static_cast<double>(bins) / static_cast<double>(hi - lo);
@@ -243,9 +231,9 @@ template <class D, class X, class B, class C>
 void histogram_edges(const X& x, const B& bins, const C& counts) {
   const int64_t nbins = static_cast<int64_t>(bins.extent(0)) - 1;
   for (int64_t k = 0; k < nbins; ++k) {
-    if (!(bins(k) <= bins(k + 1))) throw pybind11::value_error("histogram(): bins must increase monotonically");
+    if (!(bins(k) <= bins(k + 1))) throw value_error("histogram(): bins must increase monotonically");
   }
-  if (nbins < 0) throw pybind11::value_error("negative dimensions not allowed");
+  if (nbins < 0) throw value_error("negative dimensions not allowed");
   for (int64_t k = 0; k < nbins; ++k) counts(k) = 0;
   if (nbins == 0) return;
   const D first = static_cast<D>(bins(0)), last = static_cast<D>(bins(nbins));
@@ -358,7 +346,7 @@ void cov_xy(const M& m, const Y& y, bool rowvar, bool bias, bool has_ddof, int64
   require_not_single_row(m);
   const cov_rows<M> top(m, rowvar);
   const cov_rows<Y> bottom(y, rowvar);
-  if (top.cols() != bottom.cols()) throw pybind11::value_error("m and y have incompatible dimensions");
+  if (top.cols() != bottom.cols()) throw value_error("m and y have incompatible dimensions");
   const int64_t upper = top.rows(), vars = upper + bottom.rows(), obs = top.cols();
   std::vector<double> x(vars * obs);
   for (int64_t k = 0; k < obs; ++k) {

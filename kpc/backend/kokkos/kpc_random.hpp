@@ -29,6 +29,7 @@
 #include <typeinfo>
 #include <unordered_map>
 
+#include "kpc_python.hpp"
 #include "kpc_semantics.hpp"
 
 namespace kpc {
@@ -166,21 +167,36 @@ KOKKOS_INLINE_FUNCTION int64_t randint(int64_t low, int64_t high) {
 // _kpc_attach_random(None) creates the process's streams and returns them as a capsule;
 // _kpc_attach_random(capsule) attaches this module to those. The creator releases the
 // pools when Kokkos finalizes (their views must not outlive it).
-inline void define_random_functions(pybind11::module_& m) {
-  m.def("_kpc_attach_random", [](pybind11::object given) {
-    if (given.is_none()) {
-      attached_streams() = new streams();  // never deleted: modules may draw until the process exits
-      streams* created = attached_streams();
-      Kokkos::push_finalize_hook([created] {
-        created->pools.clear();
-        ++created->generation;
-      });
-      return pybind11::capsule(created, "kpc.random");
-    }
-    pybind11::capsule capsule = given.cast<pybind11::capsule>();
-    attached_streams() = capsule.get_pointer<streams>();
-    return capsule;
-  });
+inline PyObject* attach_random(PyObject*, PyObject* given) {
+  if (given == Py_None) {
+    attached_streams() = new streams();  // never deleted: modules may draw until the process exits
+    streams* created = attached_streams();
+    Kokkos::push_finalize_hook([created] {
+      created->pools.clear();
+      ++created->generation;
+    });
+    return PyCapsule_New(created, "kpc.random", nullptr);
+  }
+  void* pointer = PyCapsule_GetPointer(given, "kpc.random");
+  if (pointer == nullptr) return nullptr;
+  attached_streams() = static_cast<streams*>(pointer);
+  Py_INCREF(given);
+  return given;
+}
+
+// Add _kpc_attach_random to `module`; false with a Python exception set if that failed.
+inline bool define_random_functions(PyObject* module) {
+  static PyMethodDef definition = {"_kpc_attach_random", &attach_random, METH_O, nullptr};
+  PyObject* name = PyModule_GetNameObject(module);
+  if (name == nullptr) return false;
+  PyObject* function = PyCFunction_NewEx(&definition, nullptr, name);
+  Py_DECREF(name);
+  if (function == nullptr) return false;
+  if (PyModule_AddObject(module, definition.ml_name, function) != 0) {
+    Py_DECREF(function);
+    return false;
+  }
+  return true;
 }
 
 }  // namespace random

@@ -1,0 +1,173 @@
+"""kpc's support library (kpc.runtime.support_library): compiled once per compiler, flags and
+source, reused by every module, rebuilt (never linked) when damaged, one build when several
+threads ask at once; and host-space modules built on it compute and raise as before, with and
+without the precompiled header.
+
+The cache tests use a stand-in compiler (a script that writes the ``-o`` file and logs its
+calls); the last test compiles for real (one support object, two modules)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+from pathlib import Path
+
+import pytest
+
+from kpc.runtime import support_library
+from kpc.runtime.support_library import support_object
+from kpc.runtime.toolchain import CompileError
+
+@pytest.fixture
+def source(tmp_path):
+    path = tmp_path / "kpc_support.cpp"
+    path.write_text("int kpc_support_marker() { return 1; }\n")
+    return path
+
+
+def calls(log: Path) -> int:
+    return len(log.read_text().splitlines()) if log.exists() else 0
+
+
+def build(compiler, tmp_path, source, flags=("-O3", "-fPIC")):
+    return support_object(compiler, "GNU", "12.2.0", list(flags), source, cache_dir=tmp_path / "cache")
+
+
+def test_built_once_then_reused(fake_compiler, tmp_path, source):
+    compiler, log = fake_compiler()
+    first = build(compiler, tmp_path, source)
+    assert first.is_file() and calls(log) == 1
+    assert "-c" in log.read_text().split() and str(source) in log.read_text()
+    assert build(compiler, tmp_path, source) == first and calls(log) == 1
+    # Other flags, or another source text, make another object.
+    other = build(compiler, tmp_path, source, flags=("-O2", "-fPIC"))
+    assert other != first and calls(log) == 2
+    source.write_text("int kpc_support_marker() { return 2; }\n")
+    assert build(compiler, tmp_path, source) not in (first, other) and calls(log) == 3
+    assert not list((tmp_path / "cache" / "toolchain" / "support").glob(".*"))  # no staging left
+
+
+@pytest.mark.parametrize("damage", ["truncate", "overwrite", "record"])
+def test_damaged_object_is_rebuilt_not_used(fake_compiler, tmp_path, source, damage):
+    compiler, log = fake_compiler()
+    path = build(compiler, tmp_path, source)
+    record = path.parent / support_library.RECORD
+    if damage == "truncate":
+        path.write_bytes(path.read_bytes()[:5])
+    elif damage == "overwrite":
+        path.write_bytes(b"X" * path.stat().st_size)  # same size, other contents
+    else:
+        record.write_text("{ half-writ")
+    rebuilt = build(compiler, tmp_path, source)
+    assert calls(log) == 2
+    assert rebuilt.read_bytes() == b"fake-compiler-output"
+    assert json.loads(record.read_text())["size"] == rebuilt.stat().st_size
+
+
+def test_concurrent_requests_build_once(fake_compiler, tmp_path, source):
+    compiler, log = fake_compiler(delay=0.5)
+    found, errors = [], []
+
+    def ask():
+        try:
+            found.append(build(compiler, tmp_path, source))
+        except Exception as error:  # pragma: no cover - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=ask) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    assert len(set(found)) == 1 and calls(log) == 1
+
+
+def test_compiler_failure_raises_and_leaves_nothing(fake_compiler, tmp_path, source):
+    compiler, log = fake_compiler(fail=True)
+    with pytest.raises(CompileError, match="error: no"):
+        build(compiler, tmp_path, source)
+    root = tmp_path / "cache" / "toolchain" / "support"
+    assert [p for p in root.iterdir() if p.name != "locks"] == []
+    with pytest.raises(CompileError):  # asked again, it tries again (no failure is cached)
+        build(compiler, tmp_path, source)
+    assert calls(log) == 2
+
+
+KERNELS = '''import numba
+import numpy as np
+
+
+@numba.njit(parallel=True)
+def scale(x, a):
+    for i in numba.prange(x.shape[0]):
+        x[i] *= a
+
+
+@numba.njit
+def stats(x):
+    out = np.empty(2)
+    out[0] = x.min()
+    out[1] = x.max()
+    return out, x.sum() / x.shape[0]
+
+
+@numba.njit
+def ratio(a, b):
+    return a // b
+'''
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("pch_setting", ["0", "eager"])
+def test_two_modules_share_one_support_object(tmp_path, monkeypatch, pch_setting):
+    """Two modules in a fresh cache build the support object once and link it; their entries
+    return arrays, tuples and numbers and raise kpc's errors as before."""
+    from kpc.api import build as kpc_build
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("KPC_CACHE_DIR", str(cache))
+    monkeypatch.setenv("KPC_PCH", pch_setting)
+    for name, body in (("first", KERNELS), ("second", KERNELS.replace("x[i] *= a", "x[i] *= a + 1.0"))):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / f"kern_{name}.py").write_text(body)
+    signatures = ["scale(float64[::1], float64)", "stats(float64[::1])", "ratio(int64, int64)"]
+
+    kpc_build(tmp_path / "first" / "kern_first.py", tmp_path / "out", signatures=signatures)
+    records = list((cache / "toolchain" / "support").glob("*/support.json"))
+    assert len(records) == 1
+    record = json.loads(records[0].read_text())
+    kpc_build(tmp_path / "second" / "kern_second.py", tmp_path / "out", signatures=signatures)
+    assert list((cache / "toolchain" / "support").glob("*/support.json")) == records
+    assert json.loads(records[0].read_text()) == record  # not rebuilt
+
+    check = textwrap.dedent(f"""
+        import sys, numpy as np
+        sys.path.insert(0, {str(tmp_path / 'out')!r})
+        import kern_first, kern_second
+        x = np.arange(5.0); kern_first.scale(x, 3.0); y = np.arange(5.0); kern_second.scale(y, 3.0)
+        print(x.tolist(), y.tolist())
+        out, mean = kern_first.stats(np.array([2.0, -1.0, 5.0]))
+        print(out.tolist(), mean, kern_first.ratio(7, 2))
+        for call in (lambda: kern_first.ratio(1, 0), lambda: kern_first.scale(np.ones((2, 2)), 1.0),
+                     lambda: kern_first.scale(np.ones(3, np.float32), 1.0)):
+            try:
+                call()
+            except ZeroDivisionError as error:
+                print("ZeroDivisionError", error)
+            except TypeError as error:  # the drop-in's DispatchError or the entry's own
+                print("TypeError", error)
+    """)
+    done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, KPC_CACHE_DIR=str(cache), KPC_STRICT="1"))
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    assert lines[0] == "[0.0, 3.0, 6.0, 9.0, 12.0] [0.0, 4.0, 8.0, 12.0, 16.0]"
+    assert lines[1] == "[-1.0, 5.0] 2.0 3"
+    assert lines[2].startswith("ZeroDivisionError")
+    assert lines[3].startswith("TypeError") and "'x'" in lines[3]
+    assert lines[4].startswith("TypeError") and "'x'" in lines[4]
