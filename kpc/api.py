@@ -375,9 +375,24 @@ def compile_specializations(path, requests, space: str = "openmp", source: str |
     key = cache_key(material)
 
     def compile_source(source_path, library, module_name):
-        objects = [] if unit.space == "cuda" else [_support_object(toolchain, extra)]
-        compile_extension(source_path, library, toolchain, extra + [f"-DKPC_MODULE_NAME={module_name}"],
-                          precompiled=_precompiled_header(unit.source, toolchain, extra), objects=objects)
+        flags = extra + [f"-DKPC_MODULE_NAME={module_name}"]
+        if unit.space == "cuda":  # a pybind11 module, without the support library
+            compile_extension(source_path, library, toolchain, flags,
+                              precompiled=_precompiled_header(unit.source, toolchain, extra))
+            return
+        support = _support_object(toolchain, extra, build=False)
+        if support is not None:
+            compile_extension(source_path, library, toolchain, flags,
+                              precompiled=_precompiled_header(unit.source, toolchain, extra), objects=[support])
+            return
+        # The first module of a toolchain and flag set: the support library is built beside it.
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            building = pool.submit(_support_object, toolchain, extra)
+            compile_extension(source_path, library, toolchain, flags,
+                              precompiled=_precompiled_header(unit.source, toolchain, extra),
+                              objects=lambda: [building.result()])
 
     metadata = {
         "python_source": path,
@@ -432,15 +447,16 @@ def kokkos_compile_flags(unit) -> list:
     return [f"-I{INCLUDE_DIR}", "-fwrapv"] + semantics + shlex.split(os.environ.get("KPC_CXXFLAGS", ""))
 
 
-def _support_object(toolchain, extra: list):
+def _support_object(toolchain, extra: list, build: bool = True):
     """kpc's support library (``kpc_support.cpp``) compiled with the module's flags, once per toolchain
     and flag set (``kpc.runtime.support_library``); host-space modules link it (CUDA modules are
-    pybind11 modules and do not)."""
+    pybind11 modules and do not). With ``build=False``: None unless it is built already."""
     from kpc.backend.kokkos.emitter import SUPPORT_SOURCE
-    from kpc.runtime.support_library import support_object
+    from kpc.runtime.support_library import built_support_object, support_object
 
-    return support_object(toolchain.compiler, toolchain.compiler_id, toolchain.compiler_version,
-                          toolchain.compile_flags() + list(extra), SUPPORT_SOURCE)
+    find = support_object if build else built_support_object
+    return find(toolchain.compiler, toolchain.compiler_id, toolchain.compiler_version,
+                toolchain.compile_flags() + list(extra), SUPPORT_SOURCE)
 
 
 def _precompiled_header(source: str, toolchain, extra: list):

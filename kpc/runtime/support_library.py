@@ -58,6 +58,20 @@ def support_key(compiler: str, compiler_id: str, compiler_version: str, flags: S
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
+def built_support_object(
+    compiler: str,
+    compiler_id: str,
+    compiler_version: str,
+    flags: Sequence[str],
+    source: Path,
+    cache_dir: Optional[Path] = None,
+    environ: Optional[Mapping[str, str]] = None,
+) -> Optional[Path]:
+    """The object ``support_object`` gives when it is built and intact, else None (nothing is built)."""
+    key = support_key(compiler, compiler_id, compiler_version, flags, Path(source))
+    return _usable(support_root(cache_dir, environ) / key, key)
+
+
 def support_object(
     compiler: str,
     compiler_id: str,

@@ -91,9 +91,13 @@ class Toolchain:
         flags += device_arrays.include_flags(self.include_dirs, self.compiler)
         return flags
 
-    def compile_command(self, source, output, extra_flags: Sequence[str] = (), objects: Sequence = ()) -> list:
-        """The one command that compiles and links ``source`` (and ``objects``) into the extension ``output``."""
+    def compile_command(self, source, output, extra_flags: Sequence[str] = (), objects: Sequence = (),
+                        link: bool = True) -> list:
+        """The one command that compiles and links ``source`` (and ``objects``) into the extension
+        ``output``; with ``link=False``, the command that compiles ``source`` into the object ``output``."""
         compile_flags = self.compile_flags() + list(extra_flags)
+        if not link:
+            return [self.compiler] + compile_flags + ["-c", str(source), "-o", str(output)]
         # Kokkos repeats some compile flags (-fopenmp) as link flags; one compile-and-link
         # command needs them once.
         link_flags = [flag for flag in self.link_flags if flag not in compile_flags]
@@ -105,6 +109,10 @@ class Toolchain:
             + ["-shared", "-o", str(output)]
             + link_flags
         )
+
+    def link_command(self, objects: Sequence, output) -> list:
+        """The command that links the compiled ``objects`` into the extension ``output``."""
+        return self.compile_command(objects[0], output, (), objects[1:])
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -129,11 +137,13 @@ def compile_extension(
     toolchain: Toolchain,
     extra_flags: Sequence[str] = (),
     precompiled=None,
-    objects: Sequence = (),
+    objects=(),
 ) -> str:
     """Compile the C++ ``source`` into the Python extension ``output``; return the compiler's output.
 
-    ``objects``: compiled objects linked into the extension (kpc's support library).
+    ``objects``: compiled objects linked into the extension (kpc's support library), or a
+    function returning them, called once ``source`` is compiled (they may be built meanwhile):
+    ``source`` is then compiled into an object first and linked with them after.
     ``precompiled``: a ``kpc.runtime.pch.PrecompiledHeader`` to compile with. When the
     compiler says it cannot use it, it is rejected for later compiles, and a compile that
     failed because of it is done again without it: a PCH never fails a module.
@@ -141,8 +151,24 @@ def compile_extension(
     """
     output = Path(output)
     output.parent.mkdir(parents=True, exist_ok=True)
+    if not callable(objects):
+        return _compile(source, output, toolchain, extra_flags, precompiled, objects)
+    compiled = output.with_name(output.name + ".o")
+    try:
+        text = _compile(source, compiled, toolchain, extra_flags, precompiled, (), link=False)
+        command = toolchain.link_command([compiled] + list(objects()), output)
+        result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if result.returncode != 0:
+            raise CompileError(Path(source), command, result.stdout, result.returncode)
+        return text + result.stdout
+    finally:
+        compiled.unlink(missing_ok=True)
+
+
+def _compile(source, output: Path, toolchain: Toolchain, extra_flags, precompiled, objects, link=True) -> str:
+    """One compiler call (see ``compile_extension``), with the PCH if it is usable."""
     if precompiled is not None:
-        command = toolchain.compile_command(source, output, list(extra_flags) + precompiled.flags(), objects)
+        command = toolchain.compile_command(source, output, list(extra_flags) + precompiled.flags(), objects, link)
         result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         if not precompiled.unusable_in(result.stdout, result.returncode):
             if result.returncode != 0:
@@ -151,7 +177,7 @@ def compile_extension(
         precompiled.reject(precompiled.complaint(result.stdout))
         if result.returncode == 0:
             return result.stdout
-    command = toolchain.compile_command(source, output, extra_flags, objects)
+    command = toolchain.compile_command(source, output, extra_flags, objects, link)
     result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if result.returncode != 0:
         raise CompileError(Path(source), command, result.stdout, result.returncode)
