@@ -5,10 +5,14 @@ types it and compiles one Kokkos module. Every measurement runs in a fresh Pytho
 process with its own fresh ``KPC_CACHE_DIR`` (seeded with the toolchain probe's JSON,
 a once-per-Kokkos-install cost that is not measured here):
 
-* ``cold_no_pch``   -- ``KPC_PCH=0``: the module compiles from its headers;
+* ``cold_support_build`` -- ``KPC_PCH=0``, nothing built yet: the first call builds kpc's support
+  library (once per toolchain and flags, kpc.runtime.support_library), then the module;
+* ``cold_no_pch``   -- ``KPC_PCH=0``, support library built: the module compiles from its headers;
 * ``cold_pch_build`` -- PCH on, none built yet: the first call builds the PCH, then the module;
 * ``cold_pch``      -- PCH on and already built (copied into the fresh cache): the module only;
 * ``warm``          -- a new process, module in the cache: import, load, call.
+
+All but the first start with the support library built (copied into the fresh cache).
 
 Each is reported as the wall time of the first call, and the CPU time (user + system) of
 the compiler processes it ran, which is less sensitive to a busy machine. Results are
@@ -87,12 +91,15 @@ def run(command, env, timeout=900) -> str:
 
 
 def seeded_cache(work: Path, name: str, toolchain: Path, with_pch: bool) -> Path:
-    """A fresh cache holding the toolchain probe's JSON (and the built PCH if ``with_pch``)."""
+    """A fresh cache holding the toolchain probe's JSON, the support library when ``toolchain``
+    has one, and the built PCH if ``with_pch``."""
     cache = work / name
     target = cache / "toolchain"
     target.mkdir(parents=True)
     for probe in toolchain.glob("*.json"):
         shutil.copy2(probe, target / probe.name)
+    if (toolchain / "support").is_dir():
+        shutil.copytree(toolchain / "support", target / "support", ignore=shutil.ignore_patterns("locks"))
     if with_pch and (toolchain / "pch").is_dir():
         shutil.copytree(toolchain / "pch", target / "pch", ignore=shutil.ignore_patterns("locks"))
     return cache
@@ -137,7 +144,7 @@ def main(argv=None) -> int:
 
     sys.path.insert(0, str(ROOT))
     facts = conditions()
-    scenarios = {"cold_no_pch": [], "cold_pch_build": [], "cold_pch": [], "warm": []}
+    scenarios = {"cold_support_build": [], "cold_no_pch": [], "cold_pch_build": [], "cold_pch": [], "warm": []}
     pch_seconds = []
     with tempfile.TemporaryDirectory(prefix="kpc-first-call-") as temporary:
         work = Path(temporary)
@@ -148,6 +155,9 @@ def main(argv=None) -> int:
                              "t.toolchain_for(k.find_kokkos())"], environment(probe, False))
         toolchain = probe / "toolchain"
         for index in range(args.repeat):
+            cache = seeded_cache(work, f"support{index}", probe / "toolchain", False)
+            scenarios["cold_support_build"].append(first_call(work, cache, pch=False))
+            toolchain = cache / "toolchain"
             cache = seeded_cache(work, f"nopch{index}", toolchain, False)
             scenarios["cold_no_pch"].append(first_call(work, cache, pch=False))
             cache = seeded_cache(work, f"pchbuild{index}", toolchain, False)
@@ -158,11 +168,14 @@ def main(argv=None) -> int:
             scenarios["cold_pch"].append(first_call(work, cache, pch=True))
             scenarios["warm"].append(first_call(work, cache, pch=True))
             shutil.rmtree(work / f"nopch{index}", ignore_errors=True)
+            shutil.rmtree(work / f"support{index}", ignore_errors=True)
             print(f"round {index + 1}/{args.repeat} done", file=sys.stderr)
     facts["load_average_after"] = os.getloadavg()
 
     summary = {}
     for name, runs in scenarios.items():
+        if not runs:
+            continue
         summary[name] = {
             "first_call_s": round(statistics.median(r["first_call_s"] for r in runs), 4),
             "first_call_best_s": round(min(r["first_call_s"] for r in runs), 4),
@@ -182,8 +195,9 @@ def main(argv=None) -> int:
             table.write_text(
                 "# First-call latency of a one-kernel module (benchmarks/first_call.py)\n\n"
                 "Wall seconds of the first call (median of the runs; compiler CPU seconds in parentheses).\n\n"
-                "| date | machine | cold, no PCH | PCH build | cold, PCH being built | cold, PCH built | warm (fresh process) | runs | notes |\n"
-                "|---|---|---|---|---|---|---|---|---|\n")
+                "| date | machine | cold, support library being built | cold, no PCH | PCH build | cold, PCH being built "
+                "| cold, PCH built | warm (fresh process) | runs | notes |\n"
+                "|---|---|---|---|---|---|---|---|---|---|\n")
         r = summary
 
         def cell(name):
@@ -193,7 +207,8 @@ def main(argv=None) -> int:
                    f"load {facts['load_average_before'][0]:.1f}->{facts['load_average_after'][0]:.1f}")
         pch_build = f"{statistics.median(summary['pch_build_s']):.1f} s" if summary["pch_build_s"] else "-"
         with table.open("a") as stream:
-            stream.write(f"| {facts['date']} | {machine} | {cell('cold_no_pch')} | {pch_build} | "
+            stream.write(f"| {facts['date']} | {machine} | {cell('cold_support_build')} | {cell('cold_no_pch')} | "
+                         f"{pch_build} | "
                          f"{cell('cold_pch_build')} | {cell('cold_pch')} | "
                          f"{r['warm']['first_call_s'] * 1000:.1f} ms | {args.repeat} | {args.note} |\n")
     return 0
