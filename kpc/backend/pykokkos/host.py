@@ -214,11 +214,15 @@ class HostCode:
             raise Unsupported(f"builtin '{e.func}'", loc_of(e))
         name = e.func.split(".")[-1]
         if e.kind == "numpy" and not e.func.startswith(".") and name in HOST_NUMPY:
-            if self.on_device:  # an empty CuPy array has no address, which upstream refuses
-                self.helpers.add(WITH_ADDRESS)
-                return f"{WITH_ADDRESS}(cp.{name}({', '.join(args)}))", _ATOM
-            return f"{self.arrays}.{name}({', '.join(args)})", _ATOM
+            return self.allocate(name, args), _ATOM
         raise Unsupported(f"NumPy call '{e.func}'", loc_of(e), "array-level NumPy needs the lower-numpy pass")
+
+    def allocate(self, name: str, args: list[str]) -> str:
+        """A host-code array allocation (np.empty, cp.zeros, ...) of the arrays module in use."""
+        if self.on_device:  # an empty CuPy array has no address, which upstream refuses
+            self.helpers.add(WITH_ADDRESS)
+            return f"{WITH_ADDRESS}(cp.{name}({', '.join(args)}))"
+        return f"{self.arrays}.{name}({', '.join(args)})"
 
     def _x_Cast(self, e):
         to = e.to

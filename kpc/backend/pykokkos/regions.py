@@ -345,7 +345,7 @@ class RegionLowering:
         self.host.emit(f"{chunks} = min({trip}, {PARTIAL_CHUNKS})")
         for host_partial, ty, spec in host_lines:
             storage_dtype = spelling.view_storage_dtype(ty)
-            self.host.emit(f"{host_partial} = {self.host.arrays}.empty({chunks}, dtype=np.{storage_dtype})")
+            self.host.emit(f"{host_partial} = {self.host.allocate('empty', [chunks, f'dtype=np.{storage_dtype}'])}")
         kwargs = [(begin_p, begin), (trip_p, trip), (chunks_p, chunks)] + kwargs + partial_kwargs
         self._dispatch("parallel_for", self._policy("0", chunks), base, kwargs)
         for host_partial, ty, spec in host_lines:
