@@ -452,11 +452,10 @@ def _support_object(toolchain, extra: list, build: bool = True):
     and flag set (``kpc.runtime.support_library``); host-space modules link it (CUDA modules are
     pybind11 modules and do not). With ``build=False``: None unless it is built already."""
     from kpc.backend.kokkos.emitter import SUPPORT_SOURCE
-    from kpc.runtime.support_library import built_support_object, support_object
+    from kpc.runtime.support_library import support_object
 
-    find = support_object if build else built_support_object
-    return find(toolchain.compiler, toolchain.compiler_id, toolchain.compiler_version,
-                toolchain.compile_flags() + list(extra), SUPPORT_SOURCE)
+    return support_object(toolchain.compiler, toolchain.compiler_id, toolchain.compiler_version,
+                          toolchain.compile_flags() + list(extra), SUPPORT_SOURCE, build=build)
 
 
 def _precompiled_header(source: str, toolchain, extra: list):

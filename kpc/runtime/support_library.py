@@ -58,20 +58,6 @@ def support_key(compiler: str, compiler_id: str, compiler_version: str, flags: S
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
-def built_support_object(
-    compiler: str,
-    compiler_id: str,
-    compiler_version: str,
-    flags: Sequence[str],
-    source: Path,
-    cache_dir: Optional[Path] = None,
-    environ: Optional[Mapping[str, str]] = None,
-) -> Optional[Path]:
-    """The object ``support_object`` gives when it is built and intact, else None (nothing is built)."""
-    key = support_key(compiler, compiler_id, compiler_version, flags, Path(source))
-    return _usable(support_root(cache_dir, environ) / key, key)
-
-
 def support_object(
     compiler: str,
     compiler_id: str,
@@ -80,9 +66,11 @@ def support_object(
     source: Path,
     cache_dir: Optional[Path] = None,
     environ: Optional[Mapping[str, str]] = None,
-) -> Path:
+    build: bool = True,
+) -> Optional[Path]:
     """The object of ``source`` compiled with ``compiler`` and ``flags``, built when missing or
-    damaged. Raise ``kpc.runtime.toolchain.CompileError`` when the compiler fails."""
+    damaged (with ``build=False``: None then, nothing is built). Raise
+    ``kpc.runtime.toolchain.CompileError`` when the compiler fails."""
     from .cache import BuildCache
 
     environ = os.environ if environ is None else environ
@@ -90,7 +78,7 @@ def support_object(
     key = support_key(compiler, compiler_id, compiler_version, flags, source)
     root = support_root(cache_dir, environ)
     found = _usable(root / key, key)
-    if found is not None:
+    if found is not None or not build:
         return found
     with BuildCache(root).locked(key):
         found = _usable(root / key, key)

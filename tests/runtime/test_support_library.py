@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from kpc.runtime import support_library
-from kpc.runtime.support_library import built_support_object, support_object
+from kpc.runtime.support_library import support_object
 from kpc.runtime.toolchain import CompileError
 
 @pytest.fixture
@@ -39,12 +39,12 @@ def build(compiler, tmp_path, source, flags=("-O3", "-fPIC")):
 
 def test_built_once_then_reused(fake_compiler, tmp_path, source):
     compiler, log = fake_compiler()
-    assert built_support_object(compiler, "GNU", "12.2.0", ["-O3", "-fPIC"], source,
-                                cache_dir=tmp_path / "cache") is None
+    assert support_object(compiler, "GNU", "12.2.0", ["-O3", "-fPIC"], source, cache_dir=tmp_path / "cache",
+                          build=False) is None
     first = build(compiler, tmp_path, source)
     assert first.is_file() and calls(log) == 1
-    assert built_support_object(compiler, "GNU", "12.2.0", ["-O3", "-fPIC"], source,
-                                cache_dir=tmp_path / "cache") == first
+    assert support_object(compiler, "GNU", "12.2.0", ["-O3", "-fPIC"], source, cache_dir=tmp_path / "cache",
+                          build=False) == first
     assert "-c" in log.read_text().split() and str(source) in log.read_text()
     assert build(compiler, tmp_path, source) == first and calls(log) == 1
     # Other flags, or another source text, make another object.
