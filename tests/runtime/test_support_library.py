@@ -91,6 +91,22 @@ def test_concurrent_requests_build_once(fake_compiler, tmp_path, source):
     assert len(set(found)) == 1 and calls(log) == 1
 
 
+def test_concurrent_processes_build_once(fake_compiler, tmp_path, source):
+    compiler, log = fake_compiler(delay=1.0)
+    script = textwrap.dedent(f"""
+        from pathlib import Path
+        from kpc.runtime.support_library import support_object
+        found = support_object({compiler!r}, "GNU", "12.2.0", ["-O3"], Path({str(source)!r}),
+                               cache_dir=Path({str(tmp_path / 'cache')!r}))
+        print(found, found.read_bytes().decode())
+    """)
+    processes = [subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+                 for _ in range(3)]
+    outputs = [process.communicate(timeout=60)[0].strip() for process in processes]
+    assert len(set(outputs)) == 1 and outputs[0].endswith(" fake-compiler-output")
+    assert calls(log) == 1
+
+
 def test_compiler_failure_raises_and_leaves_nothing(fake_compiler, tmp_path, source):
     compiler, log = fake_compiler(fail=True)
     with pytest.raises(CompileError, match="error: no"):
