@@ -190,8 +190,8 @@ def add_cache_command(subparsers) -> None:
             "'ls' lists entries, and the argument-type signatures that ran as Numba at a call "
             "because kpc could not type or compile them ('numba' lines), 'info KEY' shows one entry "
             "(a key prefix is enough) and verifies it, "
-            "'clear [KEY]' removes one entry or all of them (all: with the precompiled headers and "
-            "Numba's cache of the user files kpc imported)."
+            "'clear [KEY]' removes one entry or all of them (all: with the precompiled headers, kpc's "
+            "support library and Numba's cache of the user files kpc imported)."
         ),
     )
     parser.add_argument("action", choices=("ls", "info", "clear"))
