@@ -430,21 +430,55 @@ def check_space(space: str):
 
 
 def kokkos_compile_flags(unit) -> list:
-    """Flags kpc adds to the toolchain's for a generated module: ``-fwrapv`` (int64 overflow wraps,
-    as in Numba); ``-ffp-contract=off`` (no fused multiply-adds: Numba's LLVM does not contract
-    ``a * b + c`` either, and ``ss / n - mean * mean`` must stay exactly 0 for one value) unless
-    every function of the unit has ``fastmath=True``, which gets ``-ffast-math`` instead; last,
-    the user's ``KPC_CXXFLAGS`` (split like a shell would; part of the cache key)."""
+    """Flags kpc adds to the toolchain's for a generated module (``module_flags``)."""
+    return module_flags(unit.space, unit.fastmath)
+
+
+def module_flags(space: str, fastmath: bool) -> list:
+    """Flags kpc adds to the toolchain's for a module of ``space``: ``-fwrapv`` (int64 overflow
+    wraps, as in Numba); ``-ffp-contract=off`` (no fused multiply-adds: Numba's LLVM does not
+    contract ``a * b + c`` either, and ``ss / n - mean * mean`` must stay exactly 0 for one value)
+    unless every function of the module has ``fastmath=True``, which gets ``-ffast-math`` instead;
+    last, the user's ``KPC_CXXFLAGS`` (split like a shell would; part of the cache key)."""
     import shlex
 
     from kpc.backend.kokkos.emitter import INCLUDE_DIR
 
-    semantics = ["-ffast-math"] if unit.fastmath else ["-ffp-contract=off"]
-    if unit.space == "cuda":
+    semantics = ["-ffast-math"] if fastmath else ["-ffp-contract=off"]
+    if space == "cuda":
         from kpc.runtime.device_arrays import cuda_compile_flags
 
-        semantics += cuda_compile_flags(unit.fastmath)
+        semantics += cuda_compile_flags(fastmath)
     return [f"-I{INCLUDE_DIR}", "-fwrapv"] + semantics + shlex.split(os.environ.get("KPC_CXXFLAGS", ""))
+
+
+def prepare_toolchain(space: str = "openmp", fastmath: bool = False) -> dict:
+    """Build now what the first host module of ``space`` would otherwise build beside its own
+    compile: kpc's support library and, unless ``KPC_PCH=0``, the precompiled header, for the
+    flags of modules without ``fastmath`` (or with it). Both are kept in the cache, once per
+    toolchain and flag set; what is there already is reused. Returns ``{"support": Path,
+    "pch": Path or None, "seconds": float}``."""
+    import time
+
+    from kpc.runtime.pch import disabled_by_environment
+    from kpc.runtime.toolchain import toolchain_for
+
+    if space == "cuda":
+        raise ValueError("a CUDA module is compiled whole (no support library, no precompiled header): "
+                         "nothing to prepare for space 'cuda'")
+    started = time.perf_counter()
+    toolchain = toolchain_for(check_space(space))
+    extra = module_flags(space, fastmath)
+    support = _support_object(toolchain, extra)
+    pch = None
+    if not disabled_by_environment():
+        from kpc.runtime.pch import precompiled_header
+
+        eager = dict(os.environ, KPC_PCH="eager")  # build it now, not for the second module
+        pch = precompiled_header(toolchain.compiler, toolchain.compiler_id, toolchain.compiler_version,
+                                 toolchain.compile_flags() + extra, ["kpc_host.hpp"], environ=eager)
+    return {"support": support, "pch": pch.gch if pch is not None else None,
+            "seconds": time.perf_counter() - started}
 
 
 def _support_object(toolchain, extra: list, build: bool = True):

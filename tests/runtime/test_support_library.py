@@ -191,3 +191,30 @@ def test_two_modules_share_one_support_object(tmp_path, monkeypatch, pch_setting
     assert lines[2].startswith("ZeroDivisionError")
     assert lines[3].startswith("TypeError") and "'x'" in lines[3]
     assert lines[4].startswith("TypeError") and "'x'" in lines[4]
+
+
+@pytest.mark.compile
+def test_prepare_builds_what_the_first_module_then_uses(tmp_path, monkeypatch):
+    """``kpc cache prepare`` (kpc.api.prepare_toolchain) builds the support object and the PCH
+    under the keys a module compiled later asks for: that module builds neither."""
+    from kpc.api import build as kpc_build
+    from kpc.api import prepare_toolchain
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("KPC_CACHE_DIR", str(cache))
+    monkeypatch.delenv("KPC_PCH", raising=False)
+    done = prepare_toolchain("openmp")
+    assert done["support"].is_file() and done["pch"] is not None and done["pch"].is_file()
+    support_before = done["support"].stat().st_mtime_ns
+    assert prepare_toolchain("openmp")["support"] == done["support"]  # the second time: found
+
+    (tmp_path / "kern_prepared.py").write_text(KERNELS)
+    kpc_build(tmp_path / "kern_prepared.py", tmp_path / "out", signatures=["scale(float64[::1], float64)"])
+    assert list((cache / "toolchain" / "support").glob("*/kpc_support.o")) == [done["support"]]
+    assert done["support"].stat().st_mtime_ns == support_before
+    pch_root = cache / "toolchain" / "pch"
+    assert list(pch_root.glob("*/*.gch")) == [done["pch"]]
+    # The module found the PCH by its key: it did not note a first module of another flag set.
+    assert not list((pch_root / "wanted").glob("*"))
+    with pytest.raises(ValueError, match="nothing to prepare"):
+        prepare_toolchain("cuda")
