@@ -63,3 +63,19 @@ def discard_folder(path: Path) -> None:
     trash = path.parent / f".discard-{path.name}-{os.getpid()}-{time.monotonic_ns()}"
     os.rename(path, trash)
     shutil.rmtree(trash, ignore_errors=True)
+
+
+@contextmanager
+def staged_folder(root: Path, key: str):
+    """A fresh temporary folder in ``root`` that becomes ``root / key`` (replacing what was
+    there) when the block ends; removed, leaving no ``root / key``, when the block raises.
+    The caller holds ``key``'s lock."""
+    final = root / key
+    root.mkdir(parents=True, exist_ok=True)
+    discard_folder(final)  # damaged, half-written by an older kpc, or stale: replace it
+    staging = Path(tempfile.mkdtemp(prefix=f".{key[:12]}-", dir=root))
+    try:
+        yield staging
+        os.rename(staging, final)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)

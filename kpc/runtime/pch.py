@@ -33,13 +33,12 @@ import json
 import os
 import shutil
 import subprocess
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
-from .cache_dir import cache_root, discard_folder, write_atomically
+from .cache_dir import cache_root, staged_folder, write_atomically
 
 PCH_FORMAT = 1
 UMBRELLA = "kpc_pch.hpp"
@@ -284,11 +283,7 @@ def _gave_up(directory: Path) -> bool:
 
 def _build(root: Path, key: str, compiler: str, flags: list, headers: Sequence[str]) -> Optional[PrecompiledHeader]:
     """Build the PCH of ``key`` (the caller holds its lock); None if the compiler fails."""
-    final = root / key
-    root.mkdir(parents=True, exist_ok=True)
-    discard_folder(final)  # damaged, half-written by an older kpc, or stale: replace it
-    staging = Path(tempfile.mkdtemp(prefix=f".{key[:12]}-", dir=root))
-    try:
+    with staged_folder(root, key) as staging:
         umbrella = staging / UMBRELLA
         umbrella.write_text(umbrella_text(headers))
         gch = staging / (UMBRELLA + ".gch")
@@ -297,10 +292,9 @@ def _build(root: Path, key: str, compiler: str, flags: list, headers: Sequence[s
         result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         seconds = time.perf_counter() - started
         if result.returncode != 0 or not gch.is_file():
-            shutil.rmtree(staging, ignore_errors=True)
-            staging.mkdir()
+            for leftover in staging.iterdir():
+                leftover.unlink()
             write_atomically(staging / "failed", result.stdout[-4000:] or f"exit status {result.returncode}")
-            os.rename(staging, final)
             return None
         stat = gch.stat()
         record = {
@@ -314,8 +308,4 @@ def _build(root: Path, key: str, compiler: str, flags: list, headers: Sequence[s
             "created": time.time(),
         }
         write_atomically(staging / RECORD, json.dumps(record, indent=2) + "\n")
-        os.rename(staging, final)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    return _usable(final, key)
+    return _usable(root / key, key)

@@ -23,14 +23,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 from typing import Mapping, Optional, Sequence
 
-from .cache_dir import cache_root, discard_folder, write_atomically
+from .cache_dir import cache_root, staged_folder, write_atomically
 from .pch import compiler_stamp, cpu_model, include_fingerprint
 from .toolchain import CompileError
 
@@ -113,11 +111,7 @@ def _usable(directory: Path, key: str) -> Optional[Path]:
 
 def _build(root: Path, key: str, compiler: str, flags: list, source: Path) -> Path:
     """Compile the object of ``key`` (the caller holds its lock)."""
-    final = root / key
-    root.mkdir(parents=True, exist_ok=True)
-    discard_folder(final)  # damaged, half-written by an older kpc, or stale: replace it
-    staging = Path(tempfile.mkdtemp(prefix=f".{key[:12]}-", dir=root))
-    try:
+    with staged_folder(root, key) as staging:
         path = staging / OBJECT
         command = [compiler] + flags + ["-c", str(source), "-o", str(path)]
         started = time.perf_counter()
@@ -135,7 +129,4 @@ def _build(root: Path, key: str, compiler: str, flags: list, source: Path) -> Pa
             "created": time.time(),
         }
         write_atomically(staging / RECORD, json.dumps(record, indent=2) + "\n")
-        os.rename(staging, final)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return final / OBJECT
+    return root / key / OBJECT
