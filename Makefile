@@ -22,6 +22,7 @@ doctor: bootstrap
 	$(KPC_VENV)/bin/kpc doctor
 
 example: doctor
+	$(KPC_VENV)/bin/kpc cache prepare
 	$(KPC_VENV)/bin/kpc build examples/lennard_jones.py --target kokkos -o examples/out \
 		--signature 'potential(float64[:, :])'
 	$(VENV_PYTHON) examples/beside_numba.py examples/lennard_jones.py examples/out potential 3000
