@@ -8,6 +8,7 @@ calls); the last test compiles for real (one support object, two modules)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -218,3 +219,28 @@ def test_prepare_builds_what_the_first_module_then_uses(tmp_path, monkeypatch):
     assert not list((pch_root / "wanted").glob("*"))
     with pytest.raises(ValueError, match="nothing to prepare"):
         prepare_toolchain("cuda")
+
+
+@pytest.mark.compile
+def test_a_support_library_that_fails_to_compile_runs_numba_at_the_first_call(tmp_path, monkeypatch):
+    """Only the support library fails (its translation unit, unlike a module's, has no
+    KPC_MODULE_NAME): the first call warns with the compiler's error and runs the Numba function,
+    and no object is left to link."""
+    from kpc import KpcFallbackWarning
+    from kpc.driver import build as driver_build
+
+    header = tmp_path / "no_support.h"
+    header.write_text("#ifndef KPC_MODULE_NAME\n#error kpc test: the support library does not compile\n#endif\n")
+    monkeypatch.setenv("KPC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("KPC_CXXFLAGS", f"-include {header}")
+    monkeypatch.delenv("KPC_STRICT", raising=False)
+    (tmp_path / "kern_nosupport.py").write_text(KERNELS)
+    report = driver_build(tmp_path / "kern_nosupport.py", target="kokkos", out=tmp_path / "out")
+    spec = importlib.util.spec_from_file_location("kern_nosupport_dropin", report.output)
+    dropin = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(dropin)
+    with pytest.warns(KpcFallbackWarning, match=r"the C\+\+ compiler failed on ratio\(int64, int64\)"):
+        assert dropin.ratio(7, 2) == 3
+    (record,) = dropin._kpc.fallbacks.values()
+    assert "kpc test: the support library does not compile" in record["fallback"]
+    assert not list((tmp_path / "cache" / "toolchain" / "support").glob("*/kpc_support.o"))
