@@ -375,24 +375,21 @@ def compile_specializations(path, requests, space: str = "openmp", source: str |
     key = cache_key(material)
 
     def compile_source(source_path, library, module_name):
-        flags = extra + [f"-DKPC_MODULE_NAME={module_name}"]
-        if unit.space == "cuda":  # a pybind11 module, without the support library
-            compile_extension(source_path, library, toolchain, flags,
-                              precompiled=_precompiled_header(unit.source, toolchain, extra))
-            return
-        support = _support_object(toolchain, extra, build=False)
-        if support is not None:
-            compile_extension(source_path, library, toolchain, flags,
-                              precompiled=_precompiled_header(unit.source, toolchain, extra), objects=[support])
-            return
-        # The first module of a toolchain and flag set: the support library is built beside it.
+        import contextlib
         from concurrent.futures import ThreadPoolExecutor
 
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            building = pool.submit(_support_object, toolchain, extra)
+        flags = extra + [f"-DKPC_MODULE_NAME={module_name}"]
+        cuda = unit.space == "cuda"  # a pybind11 module, without the support library
+        support = None if cuda else _support_object(toolchain, extra, build=False)
+        # The first host module of a toolchain and flag set builds the support library beside it.
+        building = not cuda and support is None
+        with ThreadPoolExecutor(max_workers=1) if building else contextlib.nullcontext() as pool:
+            objects = [support] if support is not None else ()
+            if building:
+                built = pool.submit(_support_object, toolchain, extra)
+                objects = lambda: [built.result()]  # noqa: E731 (called once the module is compiled)
             compile_extension(source_path, library, toolchain, flags,
-                              precompiled=_precompiled_header(unit.source, toolchain, extra),
-                              objects=lambda: [building.result()])
+                              precompiled=_precompiled_header(unit.source, toolchain, extra), objects=objects)
 
     metadata = {
         "python_source": path,

@@ -226,15 +226,10 @@ class BuildCache:
         return path
 
     def _discard(self, path: Path) -> None:
-        """Remove a corrupt entry: rename it away first so no reader sees it half deleted."""
-        import shutil
+        """Remove a corrupt entry: rename it away (into ``tmp``) first so no reader sees it half deleted."""
+        from .cache_dir import discard_folder
 
-        if not path.exists():
-            return
-        trash = self.root / "tmp" / f"discard-{path.name}-{os.getpid()}-{time.monotonic_ns()}"
-        trash.parent.mkdir(parents=True, exist_ok=True)
-        os.rename(path, trash)
-        shutil.rmtree(trash, ignore_errors=True)
+        discard_folder(path, aside=self.root / "tmp")
 
     # ------------------------------------------------------------ index of lazy specializations
     def index_path(self, index_key: str) -> Path:

@@ -55,12 +55,15 @@ def write_atomically(path: Path, text: str) -> None:
         raise
 
 
-def discard_folder(path: Path) -> None:
+def discard_folder(path: Path, aside: Optional[Path] = None) -> None:
     """Remove the folder ``path`` so that no reader sees it half removed: it is renamed aside
-    (a hidden name in the same folder) first."""
+    first (into the folder ``aside``, else a hidden name in its own folder)."""
     if not path.exists():
         return
-    trash = path.parent / f".discard-{path.name}-{os.getpid()}-{time.monotonic_ns()}"
+    name = f"discard-{path.name}-{os.getpid()}-{time.monotonic_ns()}"
+    if aside is not None:
+        aside.mkdir(parents=True, exist_ok=True)
+    trash = aside / name if aside is not None else path.parent / f".{name}"
     os.rename(path, trash)
     shutil.rmtree(trash, ignore_errors=True)
 
