@@ -123,7 +123,12 @@ def _accepts(signature_type, arg_type) -> bool:
     return signature_type[1] in _SCALAR_CONVERSIONS.get(arg_type[1], ())
 
 
-PLAIN_SCALARS = frozenset([int, float, bool, complex] + [np.dtype(name).type for name in SUPPORTED_DTYPES])
+# The classes of the numbers whose key is their class (an index into this tuple in
+# ``python_key``; the C++ key reads the same tuple).
+PLAIN_SCALAR_TYPES = (float, int, bool, complex) + tuple(np.dtype(name).type for name in sorted(SUPPORTED_DTYPES))
+PLAIN_SCALARS = frozenset(PLAIN_SCALAR_TYPES)
+_SCALAR_CODES = {kind: (index + 1) << 1 for index, kind in enumerate(PLAIN_SCALAR_TYPES)}
+_C_CONTIGUOUS, _F_CONTIGUOUS, _WRITEABLE = 0x1, 0x2, 0x400  # NumPy's flag bits (ndarray.flags.num)
 
 
 def arg_key(value, _ndarray=np.ndarray, _plain=PLAIN_SCALARS):
@@ -139,26 +144,39 @@ def arg_key(value, _ndarray=np.ndarray, _plain=PLAIN_SCALARS):
     return (kind, typeof(value))
 
 
-def python_key(*args) -> tuple:
-    """The key of a call's arguments in a dispatcher's table: per argument, an int for a NumPy
-    array (dtype number, rank and the flags Numba's typing reads: C/F-contiguous, writeable),
-    the class's ``id`` for a plain number, else ``arg_key``. Each compiled module exports the
-    same function in C++ (``_kpc_key``), which the drop-in module uses once one is loaded.
+def argument_code(value, _ndarray=np.ndarray, _codes=_SCALAR_CODES):
+    """The 16-bit code of an argument in a dispatch key, or None: for a NumPy array of a
+    built-in dtype, 1 | C-contiguous << 1 | F-contiguous << 2 | writeable << 3 | dtype number
+    << 4 | rank << 9 (odd); for a number of a ``PLAIN_SCALAR_TYPES`` class, (index + 1) << 1."""
+    if isinstance(value, _ndarray):
+        number, ndim, flags = value.dtype.num, value.ndim, value.flags.num
+        if number >= 32 or ndim >= 128:
+            return None
+        return (1 | (2 if flags & _C_CONTIGUOUS else 0) | (4 if flags & _F_CONTIGUOUS else 0)
+                | (8 if flags & _WRITEABLE else 0) | number << 4 | ndim << 9)
+    return _codes.get(value.__class__)
 
-    >>> python_key(np.ones(3))[0] == (np.dtype(float).num << 20) | (1 << 12) | (np.ones(3).flags.num & 0x403)
+
+def python_key(*args):
+    """The key of a call's arguments in a dispatcher's table. When every argument has an
+    ``argument_code`` (arrays of built-in dtypes, plain numbers), the codes packed four to a
+    64-bit int: that int for up to four arguments, else the tuple of those ints; otherwise the
+    tuple of the codes, with ``arg_key(value)`` for arguments without one. Each compiled module
+    exports the same function in C++ (``_kpc_key``), which the drop-in module uses once one is
+    loaded.
+
+    >>> python_key(np.ones(3)) == 1 | 2 | 4 | 8 | np.dtype(float).num << 4 | 1 << 9  # C and F contiguous
     True
-    >>> python_key(2.0, 3) == (id(float), id(int))
+    >>> python_key(2.0, 3) == 2 | 4 << 16
     True
     """
-    key = []
-    for value in args:
-        if isinstance(value, np.ndarray):
-            key.append((value.dtype.num << 20) | (value.ndim << 12) | (value.flags.num & 0x403))
-        elif value.__class__ in PLAIN_SCALARS:
-            key.append(id(value.__class__))
-        else:
-            key.append(arg_key(value))
-    return tuple(key)
+    codes = [argument_code(value) for value in args]
+    if None in codes:
+        return tuple(arg_key(value) if code is None else code for value, code in zip(args, codes))
+    words = []
+    for start in range(0, max(len(codes), 1), 4):
+        words.append(sum(code << (16 * k) for k, code in enumerate(codes[start:start + 4])))
+    return words[0] if len(codes) <= 4 else tuple(words)
 
 
 def python_call(table: dict, dispatcher, *args):

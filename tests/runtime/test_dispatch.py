@@ -4,6 +4,7 @@ against eager signatures with TypeErrors that name the parameter, and the cached
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -151,3 +152,40 @@ def test_python_call_is_the_fast_path_of_a_drop_in_function(runtime):
     assert module.calls == 2 and len(f.table) == 1
     with pytest.raises(TypeError, match="must be a NumPy array or a number, got list"):
         python_call(f.table, f, [1.0], 2.0)                      # eager: no Numba for a list
+
+
+KEY_VALUES = [np.ones(4), np.ones(4, dtype=np.float32), np.ones((2, 2)), np.ones((2, 2), order="F"),
+              np.ones(8)[::2], np.ones((3, 4))[:, 1:], np.array(2.0), np.ones((1, 1, 1, 1, 1)), 1, 1.0, True,
+              np.float32(1), np.int32(1), np.bool_(True), np.longlong(1), 1j, np.complex64(1j),
+              np.ones(4, dtype=np.complex128), np.zeros(2, dtype=[("a", "f8")]), [1.0], "text", None]
+
+
+@pytest.mark.compile
+def test_the_compiled_key_is_the_python_key(tmp_path):
+    """Once a module is loaded its C++ ``_kpc_key`` replaces ``python_key``: same keys, for
+    packed and tuple keys, up to and past four arguments."""
+    import importlib
+    import sys
+
+    from kpc.api import build
+    from kpc.runtime.dispatch import python_key
+
+    kernels = Path(__file__).resolve().parent / "threads_kernels.py"
+    build(kernels, tmp_path, signatures=["total(float64[::1])"])  # test_threads_fork's module, from the cache
+    sys.path.insert(0, str(tmp_path))
+    try:
+        module = importlib.import_module("threads_kernels")
+        assert module.total(np.ones(3)) == 3.0
+        compiled_key = module._kpc.key
+        assert compiled_key is not python_key
+        readonly = np.ones(3)
+        readonly.flags.writeable = False
+        values = KEY_VALUES + [readonly]
+        for a in values:
+            for b in values:
+                for args in [(), (a,), (a, b), (a, b, a, b), (a, b, 1.0, a, b), (b, a) * 5]:
+                    assert compiled_key(*args) == python_key(*args), args
+        assert isinstance(python_key(np.ones(3), 2.0, 3), int)
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("threads_kernels", None)

@@ -10,6 +10,13 @@
 
 #include "kpc_runtime.hpp"
 
+// kpc touches Python objects only with the GIL held (it is released around kernels, which touch
+// none): pybind11's check of that on every reference count change (on where NDEBUG is not
+// defined) cost about 50 ns per call.
+#ifndef PYBIND11_NO_ASSERT_GIL_HELD_INCREF_DECREF
+#define PYBIND11_NO_ASSERT_GIL_HELD_INCREF_DECREF
+#endif
+
 #include <pybind11/complex.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -217,35 +224,68 @@ py::array_t<T> empty_array(const int64_t* shape, int ndim) {
 
 // _kpc_key(*args): the key of a call's arguments in a drop-in module's dispatch table, as
 // kpc.runtime.dispatch.python_key computes it (the drop-in module switches to this one once
-// a module is loaded): per argument an int for a NumPy array (dtype number << 20 | rank << 12
-// | the C-contiguous, F-contiguous and writeable flags), id(type) for a plain number, else
-// arg_key(value).
-inline PyObject* dispatch_key(PyObject*, PyObject* const* args, Py_ssize_t nargs) try {
-  // Never destroyed: their destructors would run after the interpreter is gone.
-  static py::object* dispatch = new py::object(py::module_::import("kpc.runtime.dispatch"));
-  static py::object* plain = new py::object(dispatch->attr("PLAIN_SCALARS"));
-  static py::object* fallback = new py::object(dispatch->attr("arg_key"));
-  PyObject* key = PyTuple_New(nargs);
-  if (key == nullptr) return nullptr;
-  py::object owned = py::reinterpret_steal<py::object>(key);
-  for (Py_ssize_t k = 0; k < nargs; ++k) {
-    PyObject* value = args[k];
-    PyObject* item = nullptr;
-    if (py::isinstance<py::array>(value)) {
-      py::array array = py::reinterpret_borrow<py::array>(value);
-      const long long bits = (static_cast<long long>(array.dtype().num()) << 20) |
-                             (static_cast<long long>(array.ndim()) << 12) | (array.flags() & 0x403);
-      item = PyLong_FromLongLong(bits);
-    } else {
-      const int contained = PySet_Contains(plain->ptr(), reinterpret_cast<PyObject*>(Py_TYPE(value)));
-      if (contained < 0) return nullptr;
-      item = contained ? PyLong_FromVoidPtr(reinterpret_cast<void*>(Py_TYPE(value)))
-                       : PyObject_CallOneArg(fallback->ptr(), value);
-    }
-    if (item == nullptr) return nullptr;
-    PyTuple_SET_ITEM(key, k, item);
+// a module is loaded). Each argument has a 16-bit code when it is a NumPy array of a built-in
+// dtype (odd: 1 | C-contiguous << 1 | F-contiguous << 2 | writeable << 3 | dtype number << 4 |
+// rank << 9) or a number of a class of dispatch.PLAIN_SCALAR_TYPES (even: (index + 1) << 1).
+// Coded arguments pack into one int, four to 64 bits (a tuple of those ints past four
+// arguments); otherwise the key is the tuple of the codes, with arg_key(value) for the others.
+// One int costs a fraction of a tuple of ints to build, hash and compare.
+inline int argument_code(PyObject* value) {
+  static const std::vector<PyTypeObject*>* scalar_types = [] {
+    auto* types = new std::vector<PyTypeObject*>();  // never destroyed (see dispatch_key)
+    py::tuple listed = py::module_::import("kpc.runtime.dispatch").attr("PLAIN_SCALAR_TYPES");
+    for (py::handle type : listed) types->push_back(reinterpret_cast<PyTypeObject*>(type.ptr()));
+    return types;
+  }();
+  if (py::isinstance<py::array>(value)) {
+    auto* array = py::detail::array_proxy(value);
+    const int number = py::detail::array_descriptor_proxy(array->descr)->type_num;
+    if (number < 0 || number >= 32 || array->nd >= 128) return -1;
+    const int flags = array->flags;
+    return 1 | ((flags & py::detail::npy_api::NPY_ARRAY_C_CONTIGUOUS_) ? 2 : 0) |
+           ((flags & py::detail::npy_api::NPY_ARRAY_F_CONTIGUOUS_) ? 4 : 0) |
+           ((flags & py::detail::npy_api::NPY_ARRAY_WRITEABLE_) ? 8 : 0) | (number << 4) | (array->nd << 9);
   }
-  return owned.release().ptr();
+  PyTypeObject* type = Py_TYPE(value);
+  for (size_t k = 0; k < scalar_types->size(); ++k) {
+    if ((*scalar_types)[k] == type) return static_cast<int>(k + 1) << 1;
+  }
+  return -1;
+}
+
+inline PyObject* dispatch_key(PyObject*, PyObject* const* args, Py_ssize_t nargs) try {
+  constexpr Py_ssize_t per_word = 4;
+  unsigned long long word = 0;
+  PyObject* words = nullptr;  // past four arguments: the tuple of the words
+  if (nargs > per_word) {
+    words = PyTuple_New((nargs + per_word - 1) / per_word);
+    if (words == nullptr) return nullptr;
+  }
+  py::object owned_words = py::reinterpret_steal<py::object>(words);
+  for (Py_ssize_t k = 0; k < nargs; ++k) {
+    const int code = argument_code(args[k]);
+    if (code < 0) {
+      // Not every argument has a code: the tuple of codes and arg_key(value).
+      static py::object* fallback =
+          new py::object(py::module_::import("kpc.runtime.dispatch").attr("arg_key"));  // never destroyed
+      py::tuple key(nargs);
+      for (Py_ssize_t j = 0; j < nargs; ++j) {
+        const int item_code = argument_code(args[j]);
+        PyObject* item = item_code >= 0 ? PyLong_FromLong(item_code) : PyObject_CallOneArg(fallback->ptr(), args[j]);
+        if (item == nullptr) return nullptr;
+        PyTuple_SET_ITEM(key.ptr(), j, item);
+      }
+      return key.release().ptr();
+    }
+    word |= static_cast<unsigned long long>(code) << (16 * (k % per_word));
+    if (words != nullptr && (k % per_word == per_word - 1 || k == nargs - 1)) {
+      PyObject* item = PyLong_FromUnsignedLongLong(word);
+      if (item == nullptr) return nullptr;
+      PyTuple_SET_ITEM(words, k / per_word, item);
+      word = 0;
+    }
+  }
+  return words != nullptr ? owned_words.release().ptr() : PyLong_FromUnsignedLongLong(word);
 } catch (...) {
   return translate_current_exception();
 }
