@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import copy
+
 from kpc.ir import nodes as n
+from kpc.ir.printer import format_expr
 from kpc.ir.queries import assigned_names, expr_names
-from kpc.ir.rewrite import has_call
+from kpc.ir.rewrite import replace_names
 
 from .manager import Pass, register
 
@@ -130,11 +133,85 @@ def iteration_cost(loop: n.For, module):
         cost = max(1, _block_cost(body, module, frozenset(), reductions, runtime))
     except _Unknown:
         return None
-    varying = assigned_names(body) | {outer.var.id for outer in nest}
+    varying = assigned_names(body)
+    bounds = []
     for inner in runtime:
-        if any(expr_names(e) & varying or has_call(e) for e in (inner.start, inner.stop, inner.step)):
+        widest = _widest_bounds(inner, nest, varying)
+        if widest is None:
             return None
-    return cost, runtime
+        bounds.append(widest)
+    return cost, bounds
+
+
+# Calls a run-time trip count may read: pure, of region-invariant operands (``len(a)``).
+_PURE_CALLS = {"len", "min", "max", "abs"}
+
+
+def _slope(expr, var: str):
+    """The sign of ``expr``'s change as ``var`` grows, for an integer expression affine in it:
+    1, -1, 0 (``var`` not read), or None (not affine in ``var``, or not known)."""
+    if var not in expr_names(expr):
+        return 0
+    if isinstance(expr, n.Name):
+        return 1
+    if isinstance(expr, n.UnaryOp) and expr.op in ("+", "-"):
+        sign = _slope(expr.operand, var)
+        return None if sign is None else (-sign if expr.op == "-" else sign)
+    if isinstance(expr, n.BinOp) and expr.op in ("+", "-"):
+        left, right = _slope(expr.left, var), _slope(expr.right, var)
+        if left is None or right is None:
+            return None
+        right = -right if expr.op == "-" else right
+        return left if right in (0, left) else right if left == 0 else None
+    if isinstance(expr, n.BinOp) and expr.op == "*":
+        for factor, other in ((expr.left, expr.right), (expr.right, expr.left)):
+            constant = _constant_int(factor)
+            if constant is not None and var not in expr_names(factor):
+                sign = _slope(other, var)
+                return None if sign is None else sign * ((constant > 0) - (constant < 0))
+    return None
+
+
+def _widest_bounds(inner: n.For, nest: list, varying: set):
+    """``[start, stop, step]`` of a loop inside a region whose trip count is at least the
+    inner loop's in every iteration of the region: its own bounds when they are region
+    invariant; when they move with the region's loop variables (the triangular
+    ``range(i + 1, n)``), its bounds where each is widest: an affine bound evaluated at the
+    first or the last value of each variable. None when neither holds."""
+    parts = [inner.start, inner.stop, inner.step]
+    for e in parts:
+        if expr_names(e) & varying or any(isinstance(x, n.Call) and not (
+                x.kind == "builtin" and x.func in _PURE_CALLS) for x in n.walk(e)):
+            return None
+    if _constant_int(inner.step) is None or _constant_int(inner.step) <= 0:
+        return None if any(expr_names(e) & {outer.var.id for outer in nest} for e in parts) else parts
+    widest = [copy.deepcopy(inner.start), copy.deepcopy(inner.stop), inner.step]
+    for outer in nest:
+        var = outer.var.id
+        if not any(var in expr_names(e) for e in parts[:2]):
+            continue
+        step = _constant_int(outer.step)
+        if step is None or step <= 0:
+            return None
+        first = outer.start
+        last = n.BinOp("-", outer.stop, n.Const(1, type=outer.var.type), type=outer.var.type)
+        for k, lowest in ((0, True), (1, False)):  # the lowest start, the highest stop
+            sign = _slope(widest[k], var)
+            if sign is None:
+                return None
+            if sign:
+                value = first if (sign > 0) == lowest else last
+                widest[k] = replace_names(widest[k], lambda name, var=var, value=value: copy.deepcopy(value)
+                                          if name.id == var else None)
+                constant = _constant_int(widest[k])
+                if constant is not None:  # range(0 + 1, n) -> range(1, n)
+                    widest[k] = n.Const(constant, type=widest[k].type, loc=widest[k].loc)
+    return widest
+
+
+def _bounds_text(bounds) -> str:
+    start, stop, step = (format_expr(e) for e in bounds)
+    return f"range({start}, {stop})" if step == "1" else f"range({start}, {stop}, {step})"
 
 
 @register
@@ -178,9 +255,9 @@ class CostGuard(Pass):
                         continue
                     cost, loops = estimate
                     info.serial_below = -(-SERIAL_WORK // cost)
-                    info.serial_work = [[inner.start, inner.stop, inner.step] for inner in loops]
+                    info.serial_work = loops
                     unit = "iterations" if not loops else "iterations x inner trips (" + ", ".join(
-                        inner.var.id for inner in loops) + ")"
+                        _bounds_text(bounds) for bounds in loops) + ")"
                     note = f"serial below {info.serial_below} {unit} (~{cost} operations each)"
                     if note not in info.reason:
                         info.reason = f"{info.reason}; {note}" if info.reason else note

@@ -220,8 +220,11 @@ def test_cost_guard_threshold_follows_the_work_of_an_iteration():
     rows = regions(module.functions["rows"])[0].parallel
     assert rows.serial_below == -(-SERIAL_WORK // 4) and len(rows.serial_work) == 1
     assert str(rows.serial_work[0][1]) == "x.shape[1]"
-    # a triangular inner loop (its trip count varies with i): always parallel, as before
-    assert below["pairs"] is None
+    # a triangular inner loop (its trip count varies with i): its widest trip count, at the
+    # first i, bounds the work of every iteration
+    pairs = regions(module.functions["pairs"])[0].parallel
+    assert pairs.serial_below is not None and len(pairs.serial_work) == 1
+    assert [str(e) for e in pairs.serial_work[0][:2]] == ["1", "x.shape[0]"]
 
 
 def test_schedules():
@@ -271,3 +274,48 @@ def test_patterns():
     assert patterns == ["for", "reduce", "scan"]
     scan = regions(module.functions["k"])[2].parallel.scan
     assert (scan.var, scan.op, str(scan.type)) == ("c", "sum", "f64")
+
+
+def test_cost_guard_bounds_a_varying_inner_loop_by_its_widest_trip_count():
+    module, _ = run("""
+        @njit(parallel=True)
+        def lower(x):
+            s = 0.0
+            for i in prange(1, x.shape[0]):
+                for j in range(0, i):
+                    s += x[j]
+            return s
+
+        @njit(parallel=True)
+        def shrinking(x):
+            s = 0.0
+            for i in prange(x.shape[0]):
+                for j in range(0, x.shape[0] - 2 * i):
+                    s += x[j]
+            return s
+
+        @njit(parallel=True)
+        def quadratic(x):
+            s = 0.0
+            for i in prange(x.shape[0]):
+                for j in range(i * i):
+                    s += x[0]
+            return s
+
+        @njit(parallel=True)
+        def gathered(x, idx):
+            s = 0.0
+            for i in prange(idx.shape[0]):
+                for j in range(idx[i]):
+                    s += x[j]
+            return s
+        """, {"lower": "(f8[:],)", "shrinking": "(f8[:],)", "quadratic": "(f8[:],)",
+              "gathered": "(f8[:], i8[:])"}, ANNOTATE)
+    work = {name: regions(f)[0].parallel.serial_work for name, f in module.functions.items()}
+    # range(0, i): the stop grows with i, widest at the last i
+    assert [str(e) for e in work["lower"][0][:2]] == ["0", "x.shape[0] - 1"]
+    # the stop falls as i grows (slope -2): widest at the first i
+    assert [str(e) for e in work["shrinking"][0][:2]] == ["0", "x.shape[0] - 2 * 0"]
+    # not affine in i, or read from an array: no bound, the region is always parallel
+    for name in ("quadratic", "gathered"):
+        assert regions(module.functions[name])[0].parallel.serial_below is None

@@ -41,7 +41,8 @@ def test_lennard_jones_potential_is_a_dynamic_sum_reduction_over_i(lennard_jones
     assert [(r.var, r.op, str(r.type)) for r in info.reductions] == [("energy", "sum", "f64")]
     assert info.schedule == "dynamic"
     assert info.captures == ["cluster"] and info.privates == ["e", "r"]
-    assert info.serial_below is None  # iterations run the inner j loop: always worth a dispatch
+    # the guard weighs the iterations by the widest trip count of the triangular j loop (at i = 0)
+    assert info.serial_below is not None and [str(e) for e in info.serial_work[0][:2]] == ["1", "len(cluster)"]
     assert inner.parallel is None and inner.decision == ""
     assert not ctx.warnings
 
@@ -58,6 +59,7 @@ def test_lennard_jones_helpers_are_device_functions_without_powers(lennard_jones
 def test_lennard_jones_report(lennard_jones):
     report = explain(lennard_jones[0])
     assert "i in prange: parallel_reduce (sum: energy) [Team]: prange; sum reduction of energy; " \
+           "serial below 449 iterations x inner trips (range(1, len(cluster))) (~73 operations each); " \
            "dynamic schedule: inner trip count depends on i; TeamPolicy: a team per iteration of i, the loop over j " \
            "(line 33) across its threads" in report
     assert "j in range: team_reduce (sum: energy) [TeamThreadRange]: independent iterations; sum reduction of " \
