@@ -69,3 +69,32 @@ def test_cupy_only_in_cuda_goldens():
         else:
             assert "import cupy as cp" in text and "it needs the cupy package" in text
             assert "pk.RangePolicy(pk.Cuda, " in text and "pk.RangePolicy(0" not in text
+
+
+def test_missing_imports_fail_at_once_for_pykokkos_only(monkeypatch):
+    """The finder a module installs fails upstream's per-call ``import torch`` at once, and
+    leaves every other importer the ordinary search (no None in sys.modules, which breaks
+    SciPy's array-API checks)."""
+    import ast
+    import importlib
+    import sys
+
+    if importlib.util.find_spec("torch") is not None:
+        pytest.skip("PyTorch is installed here")
+    tree = ast.parse(open(golden_path("sum2d", None)).read())
+    keep = [node for node in tree.body if getattr(node, "name", None) in ("_MissingForUpstream", "_remember_missing_imports")]
+    namespace = {"sys": sys, "importlib": importlib}
+    exec(compile(ast.Module(keep, []), "sum2d", "exec"), namespace)
+    monkeypatch.setattr(sys, "meta_path", list(sys.meta_path))
+    namespace["_remember_missing_imports"]()
+    namespace["_remember_missing_imports"]()  # a second module reuses the first one's finder
+    finders = [f for f in sys.meta_path if hasattr(f, "kpc_missing")]
+    assert len(finders) == 1 and "torch" in finders[0].kpc_missing and "torch" not in sys.modules
+    upstream = {"__name__": "pykokkos.interface.parallel_dispatch"}
+    exec("def convert():\n    import torch\n", upstream)
+    with pytest.raises(ModuleNotFoundError, match="torch"):
+        upstream["convert"]()
+    assert "torch" not in sys.modules
+    assert importlib.util.find_spec("torch") is None  # anyone else: the ordinary answer
+    with pytest.raises(ModuleNotFoundError):
+        import torch  # noqa: F401

@@ -58,14 +58,36 @@ def _check_process():
         )
 
 
-def _remember_missing_imports():
+class _MissingForUpstream:
     """Upstream's parallel_for/reduce/scan try to import CuPy and PyTorch on every call
     (pykokkos/interface/parallel_dispatch.py, convert_arrays); where one is not installed, each
     failed import searches sys.path again: about 125 us of the ~240 us a dispatch costs on one
-    thread. A None in sys.modules makes that import fail at once, as it would anyway."""
+    thread. This finder, first on sys.meta_path, fails those imports at once when pykokkos's
+    own code asks; for any other caller it finds nothing and the import system goes on as
+    usual (a None in sys.modules would break libraries that look there, SciPy among them)."""
+
+    def __init__(self):
+        self.kpc_missing = set()
+
+    def find_spec(self, name, path=None, target=None):
+        if name in self.kpc_missing:
+            frame = sys._getframe(1)
+            while frame is not None and frame.f_globals.get("__name__", "").startswith("importlib"):
+                frame = frame.f_back
+            if frame is not None and frame.f_globals.get("__name__", "").startswith("pykokkos"):
+                raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+def _remember_missing_imports():
+    """Install one _MissingForUpstream per process (each kpc module reuses the first)."""
+    finder = next((f for f in sys.meta_path if hasattr(f, "kpc_missing")), None)
+    if finder is None:
+        finder = _MissingForUpstream()
+        sys.meta_path.insert(0, finder)
     for name in ("cupy", "torch"):
         if name not in sys.modules and importlib.util.find_spec(name) is None:
-            sys.modules[name] = None
+            finder.kpc_missing.add(name)
 
 
 _remember_missing_imports()
