@@ -287,7 +287,9 @@ class ParallelInfo:
       time the region runs serially (None = always parallel); ``serial_work``: the
       ``[start, stop, step]`` of loops inside an iteration whose trip counts are known only
       at run time (and do not change during the region): the guard multiplies the trip
-      count by theirs before comparing.
+      count by theirs before comparing; ``paired``: a dynamic region whose iterations' work
+      rises or falls linearly with its index (a triangular inner loop): host spaces run
+      iterations ``t`` and ``n - 1 - t`` in one work item under a static schedule instead.
     """
 
     pattern: str = "for"
@@ -301,6 +303,7 @@ class ParallelInfo:
     privates: list = field(default_factory=list)
     serial_below: int | None = None
     serial_work: list = field(default_factory=list)
+    paired: bool = False
 
 
 @dataclass(eq=False)

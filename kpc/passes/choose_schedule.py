@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from kpc.ir import nodes as n
 from kpc.ir.queries import assigned_names, expr_names, statements
+from kpc.ir.rewrite import step_value
 
 from .manager import Pass, register
 from .recognize_reductions import region_nest
@@ -22,6 +23,19 @@ def imbalance(loop: n.For) -> str | None:
         if isinstance(stmt, n.While):
             return "inner while loop (data-dependent trip count)"
     return None
+
+
+def pairable(loop: n.For) -> bool:
+    """A unit-step 1-D Range region (not a scan) whose inner ``for`` trip counts depend on its
+    index, with no ``while`` loop (data-dependent work that pairing iterations ``t`` and
+    ``n - 1 - t`` would not balance)."""
+    info = loop.parallel
+    if info is None or info.policy != "Range" or info.depth != 1 or info.pattern == "scan":
+        return False
+    if step_value(loop) != 1 or any(isinstance(stmt, n.While) for stmt in statements(loop.body)):
+        return False
+    why = imbalance(loop)
+    return why is not None and loop.var.id in why.split("depends on ", 1)[-1].split(", ")
 
 
 @register
@@ -61,6 +75,10 @@ class ChooseSchedule(Pass):
                 if isinstance(loop, n.For) and loop.parallel is not None:
                     why = imbalance(loop)
                     loop.parallel.schedule = "dynamic" if why else "static"
+                    loop.parallel.paired = bool(why) and pairable(loop)
                     note = f"dynamic schedule: {why}"
+                    if loop.parallel.paired:
+                        note += ("; on host spaces iterations t and n - 1 - t paired in one work item "
+                                 "under a static schedule instead (no work stealing)")
                     if why and note not in loop.parallel.reason:
                         loop.parallel.reason += f"; {note}"

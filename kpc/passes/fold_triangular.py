@@ -3,24 +3,12 @@
 from __future__ import annotations
 
 from kpc.ir import nodes as n
-from kpc.ir.queries import expr_names, statements
-from kpc.ir.rewrite import FreshNames, is_size, is_zero, replace_statements, step_value, trip_count
+from kpc.ir.queries import expr_names
+from kpc.ir.rewrite import FreshNames, is_size, is_zero, replace_statements, trip_count
 from kpc.ir.types import INT64
 
-from .choose_schedule import imbalance
+from .choose_schedule import pairable
 from .manager import Pass, register
-
-
-def _triangular(loop: n.For) -> bool:
-    """A unit-step 1-D region (not a scan) whose inner ``for`` trip counts depend on its index,
-    with no ``while`` loop (data-dependent work that pairing would not balance)."""
-    info = loop.parallel
-    if info is None or info.policy != "Range" or info.depth != 1 or info.pattern == "scan":
-        return False
-    if step_value(loop) != 1 or any(isinstance(stmt, n.While) for stmt in statements(loop.body)):
-        return False
-    why = imbalance(loop)
-    return why is not None and loop.var.id in why.split("depends on ", 1)[-1].split(", ")
 
 
 def _int(value, loc) -> n.Const:
@@ -77,7 +65,7 @@ class FoldTriangular(Pass):
         for function in module.functions.values():
             names = FreshNames(function)
             function.body = replace_statements(function.body, lambda stmt, function=function, names=names: (
-                self.fold(stmt, function, names) if isinstance(stmt, n.For) and _triangular(stmt) else None))
+                self.fold(stmt, function, names) if isinstance(stmt, n.For) and pairable(stmt) else None))
 
     def fold(self, loop: n.For, function: n.Function, names: FreshNames) -> list:
         loc, host = loop.loc, []

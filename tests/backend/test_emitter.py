@@ -35,6 +35,17 @@ def test_lennard_jones_is_a_dynamic_reduction_with_inlined_helpers():
     assert "kpc::from_numpy<double, 2, Kokkos::LayoutRight>" in text
 
 
+def test_host_spaces_launch_a_triangular_region_with_its_iterations_paired():
+    text = cpp("lennard_jones.py", "potential(float64[:, ::1])")
+    # the flat launch: (n + 1) / 2 work items, each running iterations t and n - 1 - t, static
+    assert "kpc_body(kpc_begin1 + kpc_t, kpc_acc);" in text
+    assert "if (kpc_n - 1 - kpc_t != kpc_t) kpc_body(kpc_begin1 + kpc_n - 1 - kpc_t, kpc_acc);" in text
+    assert ("Kokkos::RangePolicy<kpc_exec_space, Kokkos::IndexType<int64_t>>(0, (kpc_n + 1) / 2), kpc_pairs, "
+            "kpc::Reduce<potential_acc1>(kpc_result1)") in text
+    cuda = cpp("lennard_jones.py", "potential(float64[:, ::1])", space="cuda")
+    assert "kpc_pairs" not in cuda  # a team per i on the GPU
+
+
 def test_statements_point_at_the_users_lines():
     text = cpp("lennard_jones.py", "potential(float64[:, ::1])")
     path = str(CORPUS / "lennard_jones.py")

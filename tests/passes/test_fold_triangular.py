@@ -71,11 +71,16 @@ def test_only_index_dependent_inner_trip_counts_are_paired():
         assert ("paired" in region.parallel.reason) is folded, (name, region.parallel.reason)
 
 
-def test_the_kokkos_target_keeps_its_dynamic_schedule_instead():
-    module = load(SOURCE, {"pairs": "(f8[:],)"})
+def test_the_kokkos_target_keeps_its_loop_and_pairs_at_launch_on_host_spaces():
+    """No fold on the Kokkos target: CUDA keeps the region (a team per i there), and host
+    spaces pair iterations when they launch it (``ParallelInfo.paired``)."""
+    module = load(SOURCE, {"pairs": "(f8[:],)", "waits": "(f8[:], f8[:])"})
     run_pipeline(module, PassContext(target="kokkos"))
     (region,) = _regions(module.functions["pairs"])
-    assert region.parallel.schedule == "dynamic" and "paired" not in region.parallel.reason
+    assert region.var.id == "i" and region.parallel.schedule == "dynamic" and region.parallel.paired
+    assert "paired in one work item under a static schedule" in region.parallel.reason
+    (waits,) = _regions(module.functions["waits"])  # a while loop: stealing balances it, pairing would not
+    assert waits.parallel.schedule == "dynamic" and not waits.parallel.paired
 
 
 @pytest.fixture(scope="module")

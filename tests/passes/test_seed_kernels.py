@@ -39,7 +39,7 @@ def test_lennard_jones_potential_is_a_dynamic_sum_reduction_over_i(lennard_jones
     assert (outer.var.id, outer.kind, info.pattern, info.policy, info.depth) == ("i", "prange", "reduce", "Team", 1)
     assert inner.team is not None and [(r.var, r.op) for r in inner.team.reductions] == [("energy", "sum")]
     assert [(r.var, r.op, str(r.type)) for r in info.reductions] == [("energy", "sum", "f64")]
-    assert info.schedule == "dynamic"
+    assert info.schedule == "dynamic" and info.paired
     assert info.captures == ["cluster"] and info.privates == ["e", "r"]
     # the guard weighs the iterations by the widest trip count of the triangular j loop (at i = 0)
     assert info.serial_below is not None and [str(e) for e in info.serial_work[0][:2]] == ["1", "len(cluster)"]
@@ -60,7 +60,8 @@ def test_lennard_jones_report(lennard_jones):
     report = explain(lennard_jones[0])
     assert "i in prange: parallel_reduce (sum: energy) [Team]: prange; sum reduction of energy; " \
            "serial below 449 iterations x inner trips (range(1, len(cluster))) (~73 operations each); " \
-           "dynamic schedule: inner trip count depends on i; TeamPolicy: a team per iteration of i, the loop over j " \
+           "dynamic schedule: inner trip count depends on i; on host spaces iterations t and n - 1 - t paired in one " \
+           "work item under a static schedule instead (no work stealing); TeamPolicy: a team per iteration of i, the loop over j " \
            "(line 33) across its threads" in report
     assert "j in range: team_reduce (sum: energy) [TeamThreadRange]: independent iterations; sum reduction of " \
            "energy" in report

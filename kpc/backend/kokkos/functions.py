@@ -74,6 +74,7 @@ class RegionModel:
     work: str = ""  # run-time inner trip counts multiplied into the cost guard's count
     inner: str = ""  # the longest of those trip counts (kpc::team_size's test of inner work)
     chunked: dict | None = None  # host Range reductions: {"begin", "end"} of the chunked launch
+    paired: dict | None = None  # host triangular regions: {"begin", "end"} of the paired launch
     team: "teams.TeamModel | None" = None  # the TeamPolicy launch of a Team region (teams.py)
 
 
@@ -801,11 +802,19 @@ class FunctionEmitter:
             policy = (f"Kokkos::MDRangePolicy<{space}, Kokkos::Rank<{len(loops)}>, Kokkos::IndexType<int64_t>>"
                       f"({{{', '.join(begins)}}}, {{{', '.join(ends)}}})")
         chunked = None
-        # Not for Team regions: their iterations run long inner loops, and chunks of at least 1024
-        # of them would leave a few hundred rows to one thread.
+        # Not for regions whose iterations run loops of run-time trip count (Team regions among
+        # them, and fold-triangular's pairs): chunks of at least 1024 such iterations would leave
+        # a few hundred rows to one thread.
+        long_iterations = info.policy == "Team" or bool(info.serial_work) or info.serial_below is None
         if (pattern == "reduce" and len(loops) == 1 and info.schedule != "dynamic" and self.unit.space != "cuda"
-                and info.policy != "Team"):
+                and not long_iterations):
             chunked = {"begin": begins[0], "end": ends[0]}
+        paired = None
+        # Host spaces pair the iterations of a triangular region (ParallelInfo.paired) under a
+        # static schedule: Schedule<Dynamic>'s work stealing cost ~15 us per launch on 16 threads,
+        # more than the whole region at small sizes. CUDA ignores the schedule.
+        if info.paired and len(loops) == 1 and pattern in ("for", "reduce") and self.unit.space != "cuda":
+            paired = {"begin": begins[0], "end": ends[0]}
         what = {"for": "parallel_for", "reduce": "parallel_reduce", "scan": "parallel_scan"}[pattern]
         detail = ""
         if info.reductions:
@@ -813,7 +822,9 @@ class FunctionEmitter:
         if info.scan is not None:
             detail = f" (scan:{info.scan.var})"
         comment = f"{what}{detail} over {', '.join(l.var.id for l in loops)}"
-        if info.schedule == "dynamic":
+        if paired:
+            comment += ", iterations t and n - 1 - t paired (static schedule)"
+        elif info.schedule == "dynamic":
             comment += ", dynamic schedule"
         trips = [f"kpc::trip_count({', '.join(self.expr.emit(e, INT64) for e in bounds)})"
                  for bounds in info.serial_work]
@@ -823,6 +834,7 @@ class FunctionEmitter:
             policy=policy, trip_count=" * ".join(counts), serial_below=info.serial_below or 0,
             work=" * ".join(trips), inner=f"kpc::max_of({{{', '.join(trips)}}})" if len(trips) > 1 else "".join(trips),
             acc_type=acc_type, scan_type=scan_type, combine=combine, scatter=scatter, chunked=chunked, team=team,
+            paired=paired,
         )
         text = self.render_region(model)
         for line in text.splitlines():
