@@ -35,6 +35,13 @@ def test_lennard_jones_is_a_dynamic_reduction_with_inlined_helpers():
     assert "kpc::from_numpy<double, 2, Kokkos::LayoutRight>" in text
 
 
+def test_only_reductions_of_short_iterations_are_chunked():
+    # a load and an add per iteration: chunks of at least 1024 iterations into a local accumulator
+    assert "kpc_chunks" in cpp("reduce_sum_prod.py", "total(float64[::1])")
+    # each iteration runs a row of run-time length: 1024 rows a chunk would leave most threads idle
+    assert "kpc_chunks" not in cpp("reduce_sum_prod.py", "weighted_sum_2d(float64[:, ::1], float64[::1])")
+
+
 def test_host_spaces_launch_a_triangular_region_with_its_iterations_paired():
     text = cpp("lennard_jones.py", "potential(float64[:, ::1])")
     # the flat launch: (n + 1) / 2 work items, each running iterations t and n - 1 - t, static
