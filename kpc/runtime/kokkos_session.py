@@ -130,3 +130,11 @@ def concurrency() -> int | None:
     """Threads of the host execution space, once a kpc module initialized Kokkos."""
     module = _state["module"]
     return None if module is None else module._kpc_concurrency()
+
+
+def serial_scale() -> float | None:
+    """The cost guard's scale measured in this process (how much more work than the compiler's
+    threshold a region needs before it runs in parallel; kpc::serial_scale), None before a
+    module initialized Kokkos, 0.0 before a parallel region needed it."""
+    module = _state["module"]
+    return None if module is None else module._kpc_serial_scale()

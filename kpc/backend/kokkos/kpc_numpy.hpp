@@ -343,6 +343,11 @@ inline void define_session_functions(py::module_& m) {
     attached_session()->state.store(session::finalized);
   });
   m.def("_kpc_is_initialized", []() { return Kokkos::is_initialized(); });
+  // The cost guard's scale measured in this process (0.0 before a module measured it).
+  m.def("_kpc_serial_scale", []() {
+    double* shared = session_serial_scale();
+    return shared == nullptr ? 0.0 : *shared;
+  });
   m.def("_kpc_concurrency", []() {
     call_guard guard;
     return Kokkos::DefaultHostExecutionSpace().concurrency();

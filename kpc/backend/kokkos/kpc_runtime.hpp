@@ -196,11 +196,19 @@ struct session {
   std::mutex lock;
   void* host_master = nullptr;
   std::atomic<int> state{running};
+  // The cost guard's scale (kpc::serial_scale), measured by the first module that needs it;
+  // 0 until then. Written under the session lock, which every kernel call holds.
+  double serial_scale = 0.0;
 };
 
 inline session*& attached_session() {
   static session* current = nullptr;
   return current;
+}
+
+inline double* session_serial_scale() {
+  session* current = attached_session();
+  return current == nullptr ? nullptr : &current->serial_scale;
 }
 
 constexpr const char* forked_child_message =

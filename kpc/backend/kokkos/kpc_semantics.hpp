@@ -427,9 +427,23 @@ double measure_serial_scale() {
   return std::min(64.0, std::max(0.25, scale));
 }
 
+// The scale shared by the process's modules (kpc_runtime.hpp: a field of the session every
+// module attaches to; nullptr without a session).
+inline double* session_serial_scale();
+
+// Measured once per process, by the first module of a multi-threaded host space that needs it:
+// one module's measurement, disturbed, once made another's guard keep a 10^5-element min/max
+// serial at twice its parallel time in the same process.
 template <class ExecSpace>
 double serial_scale() {
-  static const double scale = measure_serial_scale<ExecSpace>();
+  static const double scale = [] {
+    if (ExecSpace().concurrency() <= 1) return 1.0;
+    double* shared = session_serial_scale();
+    if (shared != nullptr && *shared > 0.0) return *shared;
+    const double measured = measure_serial_scale<ExecSpace>();
+    if (shared != nullptr) *shared = measured;
+    return measured;
+  }();
   return scale;
 }
 
