@@ -3,7 +3,7 @@
 from source_ir import run
 
 from kpc.ir import nodes as n
-from kpc.passes.cost_guard import SERIAL_WORK
+from kpc.passes.cost_guard import SERIAL_WORK, VECTOR_WIDTH
 
 ANNOTATE = ["parallelize", "recognize-reductions", "infer-dispatch", "cost-guard", "choose-schedule"]
 
@@ -167,7 +167,8 @@ def test_cost_guard_applies_to_straight_line_iterations_only():
                 out[i] = inner_work(a[i])
         """, {"k": "(f8[:, :], f8[:, :], f8[:])"}, ANNOTATE)
     mdrange, calls_loop = regions(module.functions["k"])
-    assert mdrange.parallel.serial_below == -(-SERIAL_WORK // 3)  # load, multiply, store
+    # load, multiply, store: 3 operations, vectorized (VECTOR_WIDTH iterations at a time)
+    assert mdrange.parallel.serial_below == SERIAL_WORK // -(-3 // VECTOR_WIDTH)
     assert calls_loop.parallel.serial_below is None
 
 
@@ -319,3 +320,33 @@ def test_cost_guard_bounds_a_varying_inner_loop_by_its_widest_trip_count():
     # not affine in i, or read from an array: no bound, the region is always parallel
     for name in ("quadratic", "gathered"):
         assert regions(module.functions[name])[0].parallel.serial_below is None
+
+
+def test_cost_guard_discounts_vector_code_and_charges_reduction_chains():
+    module, _ = run("""
+        @njit(parallel=True)
+        def extrema(x):
+            lo = 1e300
+            hi = -1e300
+            for i in prange(x.shape[0]):
+                lo = min(lo, x[i])
+                hi = max(hi, x[i])
+            return lo, hi
+
+        @njit(parallel=True)
+        def axpy(a, x, y):
+            for i in prange(x.shape[0]):
+                y[i] = a * x[i] + y[i]
+
+        @njit(parallel=True)
+        def floors(x, y):
+            for i in prange(x.shape[0]):
+                y[i] = x[i] // 3.0
+        """, {"extrema": "(f8[:],)", "axpy": "(f8, f8[:], f8[:])", "floors": "(f8[:], f8[:])"}, ANNOTATE)
+    below = {name: regions(f)[0].parallel.serial_below for name, f in module.functions.items()}
+    # two loads and two min/max calls, plus a chain of 4 for each of the two reductions
+    assert below["extrema"] == -(-SERIAL_WORK // 12)
+    # 2 loads, a multiply, an add and a store, vectorized
+    assert below["axpy"] == -(-SERIAL_WORK // -(-5 // VECTOR_WIDTH))
+    # a load, a floor division (4) and a store: scalar code (Python's floor), no discount
+    assert below["floors"] == -(-SERIAL_WORK // 6)
