@@ -1,5 +1,8 @@
 """Benchmark results as JSON, a markdown table and a PNG plot of speed-up vs size.
 
+``python -m kpc.bench.report results.json`` writes the table and the plot again from a
+results.json (a run on another machine may bring back only that file).
+
 A result row is one (kernel, size): the timings of each contender and the
 speed-up of each kpc target over Numba, ``numba_time / target_time`` (above 1
 means kpc is faster), from best-of-n and from medians of the same run.
@@ -147,3 +150,31 @@ def write(rows: list, meta: dict, out_dir: str, stem: str = "results") -> dict:
         f.write(to_markdown(rows))
     plot(rows, paths["png"])
     return paths
+
+
+def load(path: str) -> tuple:
+    """``(rows, meta)`` of a results.json that ``write`` wrote."""
+    from .timing import Timing
+
+    with open(path) as handle:
+        data = json.load(handle)
+    rows = []
+    for item in data.pop("results"):
+        known = {"kernel", "size", "timings", "speedup_best", "speedup_median", "note"}
+        timings = {name: Timing(list(t["samples_s"])) for name, t in item["timings"].items()}
+        rows.append(Row(item["kernel"], item["size"], timings, note=item.get("note", ""),
+                        extra={k: v for k, v in item.items() if k not in known}))
+    data.pop("environment", None)
+    return rows, data
+
+
+if __name__ == "__main__":
+    import sys
+
+    for json_path in sys.argv[1:]:
+        loaded_rows, _ = load(json_path)
+        stem = os.path.splitext(json_path)[0]
+        with open(stem + ".md", "w") as out:
+            out.write(to_markdown(loaded_rows))
+        plot(loaded_rows, stem + ".png")
+        print(f"{stem}.md, {stem}.png")

@@ -42,3 +42,12 @@ def test_geomean_at_largest_size():
             report.Row("a", 100, {"numba": timing.Timing([4.0]), "t": timing.Timing([1.0])}),
             report.Row("b", 100, {"numba": timing.Timing([1.0]), "t": timing.Timing([1.0])})]
     assert abs(report.geomean([r.speedup("t") for r in report.largest_size_rows(rows)]) - 2.0) < 1e-12
+
+
+def test_a_written_results_json_loads_back_into_the_same_table(tmp_path):
+    rows = [report.Row("triad", 1000, {"numba": timing.Timing([2e-6, 3e-6]), "kokkos": timing.Timing([1e-6, 1.5e-6])},
+                       extra={"numba_GBps_best": 12.0, "kokkos_GBps_best": 24.0})]
+    paths = report.write(rows, {"suite": "test", "repeats": 2}, str(tmp_path))
+    loaded, meta = report.load(paths["json"])
+    assert meta == {"suite": "test", "repeats": 2}
+    assert report.to_markdown(loaded) == open(paths["md"]).read()
