@@ -284,10 +284,11 @@ class ParallelInfo:
       scalars the functor/workunit receives); ``privates``: locals first assigned inside
       the region (declared per iteration); both sorted, filled by ``parallelize``;
     - ``serial_below``: the cost guard: when the trip count is below this at run
-      time the region runs serially (None = always parallel); ``serial_work``: the
-      ``[start, stop, step]`` of loops inside an iteration whose trip counts are known only
-      at run time (and do not change during the region): the guard multiplies the trip
-      count by theirs before comparing; ``paired``: a dynamic region whose iterations' work
+      time the region runs serially (None = always parallel); ``serial_work``: paths of the
+      loops inside an iteration whose trip counts are known only at run time (and do not
+      change during the region), one per innermost such loop, each the ``[start, stop, step]``
+      of it and the run-time loops around it: the guard multiplies the trip count by the
+      largest product of a path's trip counts before comparing; ``paired``: a dynamic region whose iterations' work
       rises or falls linearly with its index (a triangular inner loop): host spaces run
       iterations ``t`` and ``n - 1 - t`` in one work item under a static schedule instead.
     """

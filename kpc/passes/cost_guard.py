@@ -80,25 +80,27 @@ def _constant_trip(loop: n.For):
     return len(range(*values))
 
 
-def _block_cost(body, module, seen, reductions, runtime=None) -> int:
+def _block_cost(body, module, seen, reductions, runtime=None, parent=None) -> int:
     """Operations of ``body``. A loop of run-time trip count is counted once and appended to
-    ``runtime`` (when given; else its trip count makes the cost unknown)."""
+    ``runtime`` with the run-time loop it is nested in (``parent``; when ``runtime`` is given,
+    else its trip count makes the cost unknown)."""
     total = 0
     for stmt in body:
         if isinstance(stmt, n.For):
             trip = _constant_trip(stmt)
+            inside = parent
             if trip is None:
                 if runtime is None:
                     raise _Unknown
-                runtime.append(stmt)
-                trip = 1
-            total += trip * (1 + _block_cost(stmt.body, module, seen, reductions, runtime))
+                runtime.append((stmt, parent))
+                trip, inside = 1, stmt
+            total += trip * (1 + _block_cost(stmt.body, module, seen, reductions, runtime, inside))
         elif isinstance(stmt, n.While):
             raise _Unknown
         elif isinstance(stmt, n.If):
             total += _expr_cost(stmt.test, module, seen) + max(
-                _block_cost(stmt.body, module, seen, reductions, runtime),
-                _block_cost(stmt.orelse, module, seen, reductions, runtime))
+                _block_cost(stmt.body, module, seen, reductions, runtime, parent),
+                _block_cost(stmt.orelse, module, seen, reductions, runtime, parent))
         elif isinstance(stmt, n.AugAssign):
             total += 1 + _expr_cost(stmt.value, module, seen) + _expr_cost(stmt.target, module, seen)
             if stmt.atomic:
@@ -116,9 +118,10 @@ def _block_cost(body, module, seen, reductions, runtime=None) -> int:
 
 
 def iteration_cost(loop: n.For, module):
-    """``(operations, loops)``: estimated operations of one iteration of a region (of its
+    """``(operations, paths)``: estimated operations of one iteration of a region (of its
     collapsed nest), with the loops inside it whose trip counts are only known at run time
-    counted once each and listed in ``loops`` (their bounds do not change during the region);
+    counted once each; ``paths`` lists, per innermost such loop, the bounds of it and of the
+    run-time loops around it, outermost first (bounds that do not change during the region);
     None when the work cannot be estimated that way (a ``while`` loop, a run-time loop whose
     bounds vary between iterations or inside a called function)."""
     body = loop.body
@@ -138,16 +141,29 @@ def iteration_cost(loop: n.For, module):
     if not reductions and _straight_line(body):
         cost = max(1, -(-cost // VECTOR_WIDTH))
     varying = assigned_names(body)
-    bounds, moving = [], False
-    for inner in runtime:
+    bounds, moving = {}, False
+    for inner, _ in runtime:
         widest = _widest_bounds(inner, nest, varying)
         if widest is None:
             return None
-        moving = moving or widest is not None and (widest[0] is not inner.start or widest[1] is not inner.stop)
-        bounds.append(widest)
+        moving = moving or widest[0] is not inner.start or widest[1] is not inner.stop
+        bounds[id(inner)] = widest
     if moving:  # a triangle's iterations average half its widest trip count
         cost = max(1, -(-cost // 2))
-    return cost, bounds
+    # One path per innermost run-time loop, outermost first: nested loops multiply their trip
+    # counts, loops side by side do not (the longest path stands for them).
+    parents = {id(inner): parent for inner, parent in runtime}
+    enclosing = {id(parent) for _, parent in runtime if parent is not None}
+    paths = []
+    for inner, _ in runtime:
+        if id(inner) in enclosing:
+            continue
+        path, loop = [], inner
+        while loop is not None:
+            path.insert(0, bounds[id(loop)])
+            loop = parents[id(loop)]
+        paths.append(path)
+    return cost, paths
 
 
 # Iterations of a straight-line body of array arithmetic run this many at a time once the
@@ -296,8 +312,8 @@ class CostGuard(Pass):
                     cost, loops = estimate
                     info.serial_below = -(-SERIAL_WORK // cost)
                     info.serial_work = loops
-                    unit = "iterations" if not loops else "iterations x inner trips (" + ", ".join(
-                        _bounds_text(bounds) for bounds in loops) + ")"
+                    unit = "iterations" if not loops else "iterations x inner trips (" + " or ".join(dict.fromkeys(
+                        " x ".join(_bounds_text(bounds) for bounds in path) for path in loops)) + ")"
                     note = f"serial below {info.serial_below} {unit} (~{cost} operations each)"
                     if note not in info.reason:
                         info.reason = f"{info.reason}; {note}" if info.reason else note

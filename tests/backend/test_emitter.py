@@ -155,3 +155,10 @@ def test_cost_guard_counts_inner_loops_of_run_time_length():
     text = cpp("matvec_loops.py", "matvec(float64[:, ::1], float64[::1])")
     # the prange over rows runs an inner loop over m columns: the guard compares rows * m
     assert "kpc::run_serially<kpc_exec_space>((kpc_end" in text and "* kpc::trip_count(0, m_, 1), " in text
+
+
+def test_the_guard_takes_the_longest_path_of_inner_loops_side_by_side():
+    text = cpp("np_softmax.py", "softmax_rows(float64[:, ::1], float64[:, ::1])")
+    # max, exp, sum and divide loops side by side over a row: the guard weighs the longest, not their product
+    assert "kpc::max_of({kpc::trip_count(0, kpc::extent(x, 1), 1), kpc::trip_count(0, kpc::extent(out, 1), 1)})" in text
+    assert "kpc::trip_count(0, kpc::extent(x, 1), 1) * kpc::trip_count(0, kpc::extent(out, 1), 1)" not in text

@@ -220,12 +220,12 @@ def test_cost_guard_threshold_follows_the_work_of_an_iteration():
     # by it at run time (loop step 1 + load, update of out[i] 3 = 4 operations per inner trip)
     rows = regions(module.functions["rows"])[0].parallel
     assert rows.serial_below == -(-SERIAL_WORK // 4) and len(rows.serial_work) == 1
-    assert str(rows.serial_work[0][1]) == "x.shape[1]"
+    assert str(rows.serial_work[0][0][1]) == "x.shape[1]"
     # a triangular inner loop (its trip count varies with i): its widest trip count, at the
     # first i, bounds the work of every iteration
     pairs = regions(module.functions["pairs"])[0].parallel
     assert pairs.serial_below is not None and len(pairs.serial_work) == 1
-    assert [str(e) for e in pairs.serial_work[0][:2]] == ["1", "x.shape[0]"]
+    assert [str(e) for e in pairs.serial_work[0][0][:2]] == ["1", "x.shape[0]"]
 
 
 def test_schedules():
@@ -314,9 +314,9 @@ def test_cost_guard_bounds_a_varying_inner_loop_by_its_widest_trip_count():
               "gathered": "(f8[:], i8[:])"}, ANNOTATE)
     work = {name: regions(f)[0].parallel.serial_work for name, f in module.functions.items()}
     # range(0, i): the stop grows with i, widest at the last i
-    assert [str(e) for e in work["lower"][0][:2]] == ["0", "x.shape[0] - 1"]
+    assert [str(e) for e in work["lower"][0][0][:2]] == ["0", "x.shape[0] - 1"]
     # the stop falls as i grows (slope -2): widest at the first i
-    assert [str(e) for e in work["shrinking"][0][:2]] == ["0", "x.shape[0] - 2 * 0"]
+    assert [str(e) for e in work["shrinking"][0][0][:2]] == ["0", "x.shape[0] - 2 * 0"]
     # not affine in i, or read from an array: no bound, the region is always parallel
     for name in ("quadratic", "gathered"):
         assert regions(module.functions[name])[0].parallel.serial_below is None
@@ -350,3 +350,29 @@ def test_cost_guard_discounts_vector_code_and_charges_reduction_chains():
     assert below["axpy"] == -(-SERIAL_WORK // -(-5 // VECTOR_WIDTH))
     # a load, a floor division (4) and a store: scalar code (Python's floor), no discount
     assert below["floors"] == -(-SERIAL_WORK // 6)
+
+
+def test_cost_guard_multiplies_nested_trip_counts_and_not_loops_side_by_side():
+    module, _ = run("""
+        @njit(parallel=True)
+        def rows(x, out):
+            for i in prange(x.shape[0]):
+                m = 0.0
+                for j in range(x.shape[1]):
+                    m = max(m, x[i, j])
+                for j in range(x.shape[1]):
+                    out[i, j] = x[i, j] / m
+
+        @njit(parallel=True)
+        def blocks(x, out):
+            for i in prange(x.shape[0]):
+                for j in range(x.shape[1]):
+                    for k in range(x.shape[2]):
+                        out[i] += x[i, j, k]
+        """, {"rows": "(f8[:, :], f8[:, :])", "blocks": "(f8[:, :, :], f8[:])"}, ANNOTATE)
+    rows = regions(module.functions["rows"])[0].parallel
+    # two rows side by side: two paths of one loop each, the longer one stands for both
+    assert [[str(b[1]) for b in path] for path in rows.serial_work] == [["x.shape[1]"], ["x.shape[1]"]]
+    blocks = regions(module.functions["blocks"])[0].parallel
+    # a nest: one path, its trip counts multiplied
+    assert [[str(b[1]) for b in path] for path in blocks.serial_work] == [["x.shape[1]", "x.shape[2]"]]

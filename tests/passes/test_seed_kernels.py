@@ -42,7 +42,7 @@ def test_lennard_jones_potential_is_a_dynamic_sum_reduction_over_i(lennard_jones
     assert info.schedule == "dynamic" and info.paired
     assert info.captures == ["cluster"] and info.privates == ["e", "r"]
     # the guard weighs the iterations by the widest trip count of the triangular j loop (at i = 0)
-    assert info.serial_below is not None and [str(e) for e in info.serial_work[0][:2]] == ["1", "len(cluster)"]
+    assert info.serial_below is not None and [str(e) for e in info.serial_work[0][0][:2]] == ["1", "len(cluster)"]
     assert inner.parallel is None and inner.decision == ""
     assert not ctx.warnings
 

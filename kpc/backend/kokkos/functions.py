@@ -826,13 +826,17 @@ class FunctionEmitter:
             comment += ", iterations t and n - 1 - t paired (static schedule)"
         elif info.schedule == "dynamic":
             comment += ", dynamic schedule"
-        trips = [f"kpc::trip_count({', '.join(self.expr.emit(e, INT64) for e in bounds)})"
-                 for bounds in info.serial_work]
+        def trip(bounds) -> str:
+            return f"kpc::trip_count({', '.join(self.expr.emit(e, INT64) for e in bounds)})"
+
+        paths = list(dict.fromkeys(" * ".join(trip(bounds) for bounds in path) for path in info.serial_work))
+        trips = list(dict.fromkeys(trip(bounds) for path in info.serial_work for bounds in path))
         model = RegionModel(
             index=k, label=c_string(label), pattern=pattern, comment=comment, setup=setup, lambda_params=", ".join(lambda_params),
             prologue=prologue, body=body_lines, serial_loops=serial_loops, call_args=call_args,
             policy=policy, trip_count=" * ".join(counts), serial_below=info.serial_below or 0,
-            work=" * ".join(trips), inner=f"kpc::max_of({{{', '.join(trips)}}})" if len(trips) > 1 else "".join(trips),
+            work=f"kpc::max_of({{{', '.join(paths)}}})" if len(paths) > 1 else "".join(paths),
+            inner=f"kpc::max_of({{{', '.join(trips)}}})" if len(trips) > 1 else "".join(trips),
             acc_type=acc_type, scan_type=scan_type, combine=combine, scatter=scatter, chunked=chunked, team=team,
             paired=paired,
         )
