@@ -118,10 +118,12 @@ def _block_cost(body, module, seen, reductions, runtime=None, parent=None) -> in
 
 
 def iteration_cost(loop: n.For, module):
-    """``(operations, paths)``: estimated operations of one iteration of a region (of its
+    """``(operations, paths, triangle)``: estimated operations of one iteration of a region (of its
     collapsed nest), with the loops inside it whose trip counts are only known at run time
     counted once each; ``paths`` lists, per innermost such loop, the bounds of it and of the
     run-time loops around it, outermost first (bounds that do not change during the region);
+    ``triangle``: some of those bounds are the widest of a loop that moves with the region's
+    variables (its iterations then average about half those trips);
     None when the work cannot be estimated that way (a ``while`` loop, a run-time loop whose
     bounds vary between iterations or inside a called function)."""
     body = loop.body
@@ -148,8 +150,6 @@ def iteration_cost(loop: n.For, module):
             return None
         moving = moving or widest[0] is not inner.start or widest[1] is not inner.stop
         bounds[id(inner)] = widest
-    if moving:  # a triangle's iterations average half its widest trip count
-        cost = max(1, -(-cost // 2))
     # One path per innermost run-time loop, outermost first: nested loops multiply their trip
     # counts, loops side by side do not (the longest path stands for them).
     parents = {id(inner): parent for inner, parent in runtime}
@@ -163,7 +163,7 @@ def iteration_cost(loop: n.For, module):
             path.insert(0, bounds[id(loop)])
             loop = parents[id(loop)]
         paths.append(path)
-    return cost, paths
+    return cost, paths, moving
 
 
 # Iterations of a straight-line body of array arithmetic run this many at a time once the
@@ -279,8 +279,8 @@ class CostGuard(Pass):
     Loops inside an iteration whose trip counts are only known at run time are
     listed in ``serial_work``, and the generated code multiplies their trip counts
     in; a loop whose bounds move affinely with the region's variable (the
-    Lennard-Jones ``range(i + 1, n)``) is listed at its widest bounds, with half
-    the cost (a triangle averages half its widest row). Regions whose work cannot
+    Lennard-Jones ``range(i + 1, n)``) is listed at its widest bounds, and the
+    threshold doubles (a triangle averages half its widest row). Regions whose work cannot
     be estimated that way (``while`` loops, trip counts read from arrays) keep
     ``serial_below=None`` (only a single iteration runs serially).
 
@@ -309,11 +309,12 @@ class CostGuard(Pass):
                     if estimate is None:
                         info.serial_below = None
                         continue
-                    cost, loops = estimate
-                    info.serial_below = -(-SERIAL_WORK // cost)
+                    cost, loops, triangle = estimate
+                    info.serial_below = -(-SERIAL_WORK * (2 if triangle else 1) // cost)
                     info.serial_work = loops
                     unit = "iterations" if not loops else "iterations x inner trips (" + " or ".join(dict.fromkeys(
                         " x ".join(_bounds_text(bounds) for bounds in path) for path in loops)) + ")"
-                    note = f"serial below {info.serial_below} {unit} (~{cost} operations each)"
+                    shape = "; a triangle: half its widest trips on average" if triangle else ""
+                    note = f"serial below {info.serial_below} {unit} (~{cost} operations each{shape})"
                     if note not in info.reason:
                         info.reason = f"{info.reason}; {note}" if info.reason else note

@@ -59,7 +59,8 @@ def test_lennard_jones_helpers_are_device_functions_without_powers(lennard_jones
 def test_lennard_jones_report(lennard_jones):
     report = explain(lennard_jones[0])
     assert "i in prange: parallel_reduce (sum: energy) [Team]: prange; sum reduction of energy; " \
-           "serial below 886 iterations x inner trips (range(1, len(cluster))) (~37 operations each); " \
+           "serial below 898 iterations x inner trips (range(1, len(cluster))) (~73 operations each; a triangle: half " \
+           "its widest trips on average); " \
            "dynamic schedule: inner trip count depends on i; on host spaces iterations t and n - 1 - t paired in one " \
            "work item under a static schedule instead (no work stealing); TeamPolicy: a team per iteration of i, the loop over j " \
            "(line 33) across its threads" in report
