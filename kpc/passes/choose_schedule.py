@@ -10,8 +10,10 @@ from .manager import Pass, register
 from .recognize_reductions import region_nest
 
 
-def imbalance(loop: n.For) -> str | None:
-    """Why the iterations of a region do unequal work, or None when they look balanced."""
+def _uneven(loop: n.For):
+    """The first cause of unequal iterations in a region: ``("for", names)``, an inner ``for``
+    whose trip count depends on ``names`` (the region's variables or values set in its body),
+    ``("while", [])``, or None when the iterations look balanced."""
     nest = region_nest(loop)
     varying = {inner.var.id for inner in nest} | assigned_names(nest[-1].body)
     for stmt in statements(nest[-1].body):
@@ -19,10 +21,20 @@ def imbalance(loop: n.For) -> str | None:
             names = expr_names(stmt.start) | expr_names(stmt.stop) | expr_names(stmt.step)
             depends = sorted(names & varying)
             if depends:
-                return f"inner trip count depends on {', '.join(depends)}"
+                return "for", depends
         if isinstance(stmt, n.While):
-            return "inner while loop (data-dependent trip count)"
+            return "while", []
     return None
+
+
+def imbalance(loop: n.For) -> str | None:
+    """Why the iterations of a region do unequal work, or None when they look balanced."""
+    cause = _uneven(loop)
+    if cause is None:
+        return None
+    kind, depends = cause
+    return f"inner trip count depends on {', '.join(depends)}" if kind == "for" else \
+        "inner while loop (data-dependent trip count)"
 
 
 def pairable(loop: n.For) -> bool:
@@ -34,8 +46,8 @@ def pairable(loop: n.For) -> bool:
         return False
     if step_value(loop) != 1 or any(isinstance(stmt, n.While) for stmt in statements(loop.body)):
         return False
-    why = imbalance(loop)
-    return why is not None and loop.var.id in why.split("depends on ", 1)[-1].split(", ")
+    cause = _uneven(loop)
+    return cause is not None and cause[0] == "for" and loop.var.id in cause[1]
 
 
 @register

@@ -172,7 +172,7 @@ def iteration_cost(loop: n.For, module):
 VECTOR_WIDTH = 3
 
 _NOT_VECTORIZED = {"//", "%", "**"}  # Python's floor semantics, or a call: scalar code
-_VECTOR_CALLS = {"sqrt", "abs", "fabs", "min", "max", "floor", "ceil", "trunc"}
+_VECTOR_CALLS = frozenset(_CALL_COST)  # the cheap math calls: compare, select, sqrt
 
 
 def _straight_line(body) -> bool:
