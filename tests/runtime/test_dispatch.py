@@ -189,3 +189,30 @@ def test_the_compiled_key_is_the_python_key(tmp_path):
     finally:
         sys.path.remove(str(tmp_path))
         sys.modules.pop("threads_kernels", None)
+
+
+@pytest.mark.compile
+def test_the_guard_measures_the_launch_cost_once_and_reports_it(tmp_path):
+    """A region small enough to ask the cost guard measures the launch cost (once per process,
+    shared by every module through the session); kokkos_session.serial_scale() reports it."""
+    import importlib
+    import sys
+
+    from kpc.api import build
+    from kpc.runtime import kokkos_session
+
+    kernels = Path(__file__).resolve().parent / "threads_kernels.py"
+    build(kernels, tmp_path, signatures=["total(float64[::1])"])
+    sys.path.insert(0, str(tmp_path))
+    try:
+        module = importlib.import_module("threads_kernels")
+        assert module.total(np.ones(3)) == 3.0  # 3 iterations: below the threshold, the guard is asked
+        scale = kokkos_session.serial_scale()
+        if kokkos_session.concurrency() > 1:
+            assert 0.25 <= scale <= 64.0  # measured, within the clamp of kpc::measure_serial_scale
+            assert module.total(np.ones(5)) == 5.0 and kokkos_session.serial_scale() == scale  # not measured again
+        else:
+            assert scale == 0.0  # one thread: nothing to measure
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("threads_kernels", None)
