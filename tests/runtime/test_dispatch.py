@@ -194,25 +194,28 @@ def test_the_compiled_key_is_the_python_key(tmp_path):
 @pytest.mark.compile
 def test_the_guard_measures_the_launch_cost_once_and_reports_it(tmp_path):
     """A region small enough to ask the cost guard measures the launch cost (once per process,
-    shared by every module through the session); kokkos_session.serial_scale() reports it."""
-    import importlib
+    shared by every module through the session); kokkos_session.serial_scale() reports it.
+    In a fresh interpreter without KPC_SERIAL_THRESHOLD (which the corpus tests set, and which
+    replaces the guard's measurement)."""
+    import os
+    import subprocess
     import sys
 
     from kpc.api import build
-    from kpc.runtime import kokkos_session
 
     kernels = Path(__file__).resolve().parent / "threads_kernels.py"
     build(kernels, tmp_path, signatures=["total(float64[::1])"])
-    sys.path.insert(0, str(tmp_path))
-    try:
-        module = importlib.import_module("threads_kernels")
-        assert module.total(np.ones(3)) == 3.0  # 3 iterations: below the threshold, the guard is asked
-        scale = kokkos_session.serial_scale()
-        if kokkos_session.concurrency() > 1:
-            assert 0.25 <= scale <= 64.0  # measured, within the clamp of kpc::measure_serial_scale
-            assert module.total(np.ones(5)) == 5.0 and kokkos_session.serial_scale() == scale  # not measured again
+    script = (f"import sys, numpy as np\nsys.path.insert(0, {str(tmp_path)!r})\nimport threads_kernels as k\n"
+              "from kpc.runtime import kokkos_session as s\n"
+              "assert k.total(np.ones(3)) == 3.0\nfirst = s.serial_scale()\n"
+              "assert k.total(np.ones(5)) == 5.0\nprint(s.concurrency(), first, s.serial_scale())\n")
+    for threads in ("2", "1"):
+        env = {key: value for key, value in os.environ.items() if key != "KPC_SERIAL_THRESHOLD"}
+        env["OMP_NUM_THREADS"] = threads
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env)
+        assert done.returncode == 0, done.stderr
+        concurrency, first, again = done.stdout.split()
+        if int(concurrency) > 1:
+            assert 0.25 <= float(first) <= 64.0 and again == first  # measured once, within the clamp
         else:
-            assert scale == 0.0  # one thread: nothing to measure
-    finally:
-        sys.path.remove(str(tmp_path))
-        sys.modules.pop("threads_kernels", None)
+            assert float(first) == 0.0 == float(again)  # one thread: nothing to measure
