@@ -306,6 +306,12 @@ class ParallelInfo:
     serial_work: list = field(default_factory=list)
     paired: bool = False
 
+    @property
+    def level(self) -> str:
+        """``vector`` for a loop across a thread's vector lanes, ``team`` for one across a team's
+        threads (the annotations of ``For.team``)."""
+        return "vector" if self.policy == "ThreadVectorRange" else "team"
+
 
 @dataclass(eq=False)
 class For(Stmt):
@@ -313,8 +319,10 @@ class For(Stmt):
 
     ``parallel`` is None for a serial loop. ``decision`` holds the reason a loop
     stays serial (for ``--explain``). ``team`` is set on a loop in the body of a ``Team``
-    region that runs across the threads of the team (``policy`` ``TeamThreadRange``;
-    ``pattern``, ``reductions`` and ``reason`` as for regions); ``parallel`` stays None.
+    region that runs across the threads of the team (``policy`` ``TeamThreadRange``), or on a
+    loop in the body of such a loop that runs across the vector lanes of a thread
+    (``ThreadVectorRange``); ``pattern``, ``reductions`` and ``reason`` as for regions;
+    ``parallel`` stays None.
     """
 
     var: Name

@@ -124,10 +124,11 @@ def _parallel_header(loop: n.For) -> str:
 
 
 def _team_header(loop: n.For) -> str:
-    """``team_for TeamThreadRange`` / ``team_reduce(max:m) TeamThreadRange`` of a loop inside a Team region."""
+    """``team_for TeamThreadRange`` / ``team_reduce(max:m) TeamThreadRange`` / ``vector_reduce(sum:r)
+    ThreadVectorRange`` of a loop inside a Team region."""
     info = loop.team
     detail = ", ".join(f"{r.op}:{r.var}" for r in info.reductions)
-    return f"team_{info.pattern}" + (f"({detail})" if detail else "") + f" {info.policy}"
+    return f"{info.level}_{info.pattern}" + (f"({detail})" if detail else "") + f" {info.policy}"
 
 
 def _loop_text(loop: n.For) -> str:

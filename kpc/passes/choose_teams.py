@@ -62,6 +62,14 @@ class ChooseTeams(Pass):
     generated code still launches the flat region when the iterations alone fill the
     threads (``kpc::team_size``). ``KPC_TEAMS=0`` (``PassContext.teams``) turns the pass off.
 
+    One level deeper, a loop at the top of a team loop's body runs across the vector lanes of
+    the thread (``For.team`` with policy ``ThreadVectorRange``) when it passes the same tests;
+    the team loop's other statements then run on every lane, except those that write memory,
+    which run on one (``Kokkos::single(PerThread)``): a value they set must not be read after
+    them, and the team loop's body may not ``continue``/``break`` (``thread_blocker``). Such a
+    region asks CUDA for vector lanes; host spaces run one lane. ``KPC_TEAMS=novector``
+    (``PassContext.vectors``) keeps the teams and the inner loops serial.
+
     Before::
 
         func @softmax_rows(x: f64[:, :], out: f64[:, :]) -> none   role=entry parallel
@@ -114,6 +122,14 @@ class ChooseTeams(Pass):
                 chooser.region(loop)
 
 
+def _loops(chosen: list) -> str:
+    """``the loops over j, k (lines 6, 9)`` for the report."""
+    names = ", ".join(sorted({stmt.var.id for stmt, _ in chosen}))
+    lines = ", ".join(str(stmt.loc.line) for stmt, _ in chosen)
+    several = len(chosen) > 1
+    return f"the loop{'s' if several else ''} over {names} (line{'s' if several else ''} {lines})"
+
+
 class _TeamChooser:
     """Decides the regions of one function."""
 
@@ -147,16 +163,44 @@ class _TeamChooser:
             info.reason += f"; no TeamPolicy: {blocker}"
             return
         info.policy = "Team"
-        for stmt, team in chosen:
+        vectors = self.vectors(chosen)
+        for stmt, team in chosen + vectors:
             stmt.team = team
             stmt.decision = ""
-        inner = sorted({stmt.var.id for stmt, _ in chosen})
-        lines = ", ".join(str(stmt.loc.line) for stmt, _ in chosen)
-        info.reason += (f"; TeamPolicy: a team per iteration of {loop.var.id}, the loop{'s' if len(chosen) > 1 else ''} "
-                        f"over {', '.join(inner)} (line{'s' if len(chosen) > 1 else ''} {lines}) across its threads")
+        info.reason += f"; TeamPolicy: a team per iteration of {loop.var.id}, {_loops(chosen)} across its threads"
+        if vectors:
+            info.reason += f", {_loops(vectors)} across each thread's vector lanes"
 
-    def inner(self, loop: n.For):
-        """The ``TeamThreadRange`` annotation of an inner loop, or why it stays serial."""
+    def vectors(self, chosen: list) -> list:
+        """The loops at the top of the team loops' bodies that run across the vector lanes of a
+        thread (``ThreadVectorRange``), as ``(loop, annotation)``; [] when a team loop's body
+        cannot run on lanes (the reason goes to its annotation)."""
+        found = []
+        for team_loop, _ in chosen:
+            for stmt in team_loop.body:
+                if isinstance(stmt, n.For):
+                    vector = self.inner(stmt, "ThreadVectorRange")
+                    if isinstance(vector, str):
+                        stmt.decision += f"; not across vector lanes: {vector}"
+                    else:
+                        found.append((stmt, vector))
+        if not found:
+            return []
+        vector_loops = {id(stmt) for stmt, _ in found}
+        for team_loop, team in chosen:
+            blocker = self.thread_blocker(team_loop, team, vector_loops)
+            if blocker is None and not self.ctx.vectors:
+                blocker = "disabled (KPC_TEAMS=novector)"
+            if blocker is not None:
+                team.reason += f"; no ThreadVectorRange: {blocker}"
+                for stmt, _ in found:
+                    stmt.decision += f"; not across vector lanes: {blocker} (line {team_loop.loc.line})"
+                return []
+        return found
+
+    def inner(self, loop: n.For, policy: str = "TeamThreadRange"):
+        """The ``TeamThreadRange`` (or ``ThreadVectorRange``) annotation of an inner loop, or why
+        it stays serial."""
         prange = loop.kind == "prange" and bool(self.function.options.get("parallel"))
         if not prange and not self.ctx.auto_parallel:
             return "auto-parallelization disabled"
@@ -180,9 +224,28 @@ class _TeamChooser:
                       for c in facts.reductions]
         reason = ["prange" if prange else "independent iterations"]
         reason += [f"{r.op} reduction of {r.var}" for r in reductions]
-        return n.ParallelInfo(pattern="reduce" if reductions else "for", policy="TeamThreadRange",
+        return n.ParallelInfo(pattern="reduce" if reductions else "for", policy=policy,
                               reductions=reductions, reason="; ".join(reason), captures=facts.captures,
                               privates=facts.privates)
+
+    def thread_blocker(self, team_loop: n.For, team, vector_loops: set):
+        """Why the body of a team loop cannot run on the vector lanes of a thread (None when it
+        can): every lane runs its statements, the vector loops split across the lanes, and the
+        statements that write memory run on one lane (``Kokkos::single(PerThread)``), so no
+        value they set may be read after them or be the team loop's reduction variable."""
+        if _top_level_jumps(team_loop.body):
+            return f"continue/break in the body of the loop over {team_loop.var.id}"
+        reduced = {r.var for r in team.reductions}
+        for k, stmt in enumerate(team_loop.body):
+            if id(stmt) in vector_loops or not runs_once(stmt, ()):
+                continue
+            later = set()
+            for after in statements(team_loop.body[k + 1:]):
+                later |= stmt_uses(after)
+            shared = sorted({name for s in statements([stmt]) for name in stmt_defs(s)} & (later | reduced))
+            if shared:
+                return f"{', '.join(shared)} set by a statement that runs once per thread and read after it"
+        return None
 
     def body_blocker(self, loop: n.For, chosen: list):
         """Why the region cannot run as teams (None when it can)."""

@@ -13,7 +13,7 @@ def describe(loop: n.For) -> str:
     detail = [f"{r.op}: {r.var}" for r in info.reductions]
     if info.scan is not None:
         detail.append(f"prefix {info.scan.op}: {info.scan.var}")
-    head = ("parallel_" if loop.parallel else "team_") + info.pattern + (f" ({', '.join(detail)})" if detail else "")
+    head = ("parallel" if loop.parallel else info.level) + "_" + info.pattern + (f" ({', '.join(detail)})" if detail else "")
     policy = f"MDRange {info.depth}-D" if info.policy == "MDRange" else info.policy
     return f"{head} [{policy}]: {info.reason}" if info.reason else f"{head} [{policy}]"
 

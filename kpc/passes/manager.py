@@ -66,12 +66,14 @@ class PassContext:
     ``range`` loops when provably independent; ``warnings``: diagnostics that do
     not stop the build (races in ``prange``, ...); ``analyses``: cached results;
     ``teams``: let ``choose-teams`` give regions a TeamPolicy (off when the environment
-    variable ``KPC_TEAMS`` is ``0``).
+    variable ``KPC_TEAMS`` is ``0``); ``vectors``: let it run loops inside the team loops across
+    vector lanes (off when ``KPC_TEAMS`` is ``novector``).
     """
 
     target: str = "kokkos"
     auto_parallel: bool = True
     teams: bool = field(default_factory=lambda: os.environ.get("KPC_TEAMS", "") != "0")
+    vectors: bool = field(default_factory=lambda: os.environ.get("KPC_TEAMS", "") != "novector")
     verify: bool = False
     warnings: list = field(default_factory=list)
     analyses: dict = field(default_factory=dict)

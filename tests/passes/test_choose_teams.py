@@ -11,10 +11,12 @@ from kpc.passes.manager import PassContext, pipeline, run_pipeline
 SIGNATURE = "(f8[:, ::1], f8[::1])"
 
 
-def decided(source: str, teams: bool = True, auto_parallel: bool = True):
-    module = load(source, {"k": SIGNATURE})
+def decided(source: str, teams: bool = True, auto_parallel: bool = True, signature: str = SIGNATURE,
+            vectors: bool = True):
+    module = load(source, {"k": signature})
     names = pipeline("kokkos")
-    run_pipeline(module, PassContext(teams=teams, auto_parallel=auto_parallel), names[names.index("lower-numpy"):])
+    run_pipeline(module, PassContext(teams=teams, auto_parallel=auto_parallel, vectors=vectors),
+                 names[names.index("lower-numpy"):])
     loops = [node for node in n.walk(module.functions["k"]) if isinstance(node, n.For)]
     return loops, explain(module)
 
@@ -128,3 +130,73 @@ def test_a_perfect_rectangular_nest_stays_an_mdrange_and_plain_ranges_need_auto_
                 y[i] = s
         """, auto_parallel=False)
     assert loops[0].parallel.policy == "Range" and "not across a team: auto-parallelization disabled" in report
+
+
+BATCHED = "(f8[:, :, ::1], f8[:, ::1])"
+
+
+def test_loops_inside_team_loops_run_across_vector_lanes():
+    loops, report = decided("""
+        @njit(parallel=True)
+        def k(a, y):
+            for b in prange(a.shape[0]):
+                c = y[b, 0]
+                for i in prange(a.shape[1]):
+                    r = 0.0
+                    for j in prange(a.shape[2]):
+                        r += a[b, i, j] * a[b, i, j]
+                    for j in prange(a.shape[2]):
+                        a[b, i, j] *= c
+                    y[b, i] = r
+        """, signature=BATCHED)
+    outer, rows, norm, scale = loops
+    assert outer.parallel.policy == "Team" and rows.team.policy == "TeamThreadRange"
+    assert (norm.team.policy, norm.team.pattern, [(r.var, r.op) for r in norm.team.reductions]) == (
+        "ThreadVectorRange", "reduce", [("r", "sum")])
+    assert (scale.team.policy, scale.team.pattern) == ("ThreadVectorRange", "for")
+    assert "the loops over j (lines 8, 10) across each thread's vector lanes" in report
+    assert "line 8, j in prange: vector_reduce (sum: r) [ThreadVectorRange]: prange; sum reduction of r" in report
+
+
+@pytest.mark.parametrize("body, why", [
+    ("""
+                    if a[b, i, 0] > 0.0:
+                        y[b, i] = 1.0
+                        g = 2.0
+                    else:
+                        g = 1.0
+                    for j in prange(a.shape[2]):
+                        a[b, i, j] *= g
+     """, "g set by a statement that runs once per thread and read after it"),
+    ("""
+                    if a[b, i, 0] > 0.0:
+                        continue
+                    for j in prange(a.shape[2]):
+                        a[b, i, j] *= 2.0
+     """, "continue/break in the body of the loop over i"),
+])
+def test_team_loops_whose_bodies_cannot_run_on_lanes_keep_their_loops_serial(body, why):
+    loops, report = decided(f"""
+        @njit(parallel=True)
+        def k(a, y):
+            for b in prange(a.shape[0]):
+                c = y[b, 0]
+                for i in prange(a.shape[1]):{body}""", signature=BATCHED)
+    outer, rows = loops[:2]
+    assert outer.parallel.policy == "Team" and rows.team.policy == "TeamThreadRange"
+    assert all(loop.team is None for loop in loops[2:])
+    assert f"no ThreadVectorRange: {why}" in report and f"not across vector lanes: {why}" in report
+
+
+def test_kpc_teams_novector_keeps_teams_without_lanes():
+    loops, report = decided("""
+        @njit(parallel=True)
+        def k(a, y):
+            for b in prange(a.shape[0]):
+                c = y[b, 0]
+                for i in prange(a.shape[1]):
+                    for j in prange(a.shape[2]):
+                        a[b, i, j] *= c
+        """, signature=BATCHED, vectors=False)
+    assert loops[0].parallel.policy == "Team" and loops[1].team is not None and loops[2].team is None
+    assert "no ThreadVectorRange: disabled (KPC_TEAMS=novector)" in report
