@@ -20,11 +20,14 @@ CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 NESTED = CORPUS / "nested_prange.py"
 
 
-def cpp(signature: str, space: str = "openmp", teams: bool = True) -> str:
-    module = load_module(NESTED, signatures=[signature])
-    run_pipeline(module, PassContext(target="kokkos", teams=teams))
+VECTOR = CORPUS / "team_vector.py"
+
+
+def cpp(signature: str, space: str = "openmp", teams: bool = True, path: Path = NESTED, vectors: bool = True) -> str:
+    module = load_module(path, signatures=[signature])
+    run_pipeline(module, PassContext(target="kokkos", teams=teams, vectors=vectors))
     name = signature.split("(")[0]
-    return emit_translation_unit([Specialization(module, [name])], space=space, source=str(NESTED)).source
+    return emit_translation_unit([Specialization(module, [name])], space=space, source=str(path)).source
 
 
 def test_softmax_rows_is_a_team_region_with_team_reductions():
@@ -121,3 +124,50 @@ def test_kpc_teams_0_is_part_of_the_lazy_index_key(tmp_path, monkeypatch):
     teams = runtime._index_key("softmax_rows", types)
     monkeypatch.setenv("KPC_TEAMS", "0")
     assert runtime._index_key("softmax_rows", types) != teams
+
+
+def test_loops_inside_team_loops_run_on_vector_lanes_and_writes_on_one_lane():
+    softmax = cpp("batched_softmax(float64[:, :, ::1], float64[::1])", path=VECTOR)
+    team = softmax.split("kpc_team_body = KOKKOS_LAMBDA")[1]
+    assert team.count("Kokkos::parallel_reduce(Kokkos::ThreadVectorRange(kpc_team") == 2
+    assert team.count("Kokkos::parallel_for(Kokkos::ThreadVectorRange(kpc_team") == 1
+    # every lane takes the reduced max and sum (the next vector loops read them)
+    assert "top = kpc::max<double>(top, kpc_team_result" in team and "s += kpc_team_result" in team
+    assert "kpc::kVectorLength);" in team
+    scaled = cpp("scale_rows(float64[:, :, ::1], float64[:, ::1])", path=VECTOR).split("kpc_team_body")[1]
+    # the row's factor is stored by one lane; every lane reads it back after the lane barrier
+    assert scaled.index("Kokkos::single(Kokkos::PerThread(kpc_team), [&]() {") < scaled.index("f(b, i) = ") < \
+        scaled.index("double g = f(b, i) + base;") < scaled.index("Kokkos::ThreadVectorRange")
+    # without lanes (KPC_TEAMS=novector): the same teams, serial column loops, one lane
+    plain = cpp("batched_softmax(float64[:, :, ::1], float64[::1])", path=VECTOR, vectors=False)
+    assert "Kokkos::TeamThreadRange" in plain and "ThreadVectorRange" not in plain and "PerThread" not in plain
+    assert "kpc_team_size1, 1);" in plain
+    cuda = cpp("batched_matvec(float64[:, :, ::1], float64[:, ::1], float64[::1])", path=VECTOR, space="cuda")
+    assert "Kokkos::ThreadVectorRange" in cuda and "kpc::kVectorLength);" in cuda
+
+
+VECTOR_RUNNER = r"""
+import os, sys
+from kpc.check.runner import check_file, import_path
+from kpc.cli import case_signatures
+from kpc.driver import build
+path, out = sys.argv[1], sys.argv[2]
+report = build(path, target="kokkos", out=out, space="openmp", signatures=case_signatures(path), write_report=False)
+assert report.ok(), report.format_table(color=False)
+module = import_path(report.output, name="team_vector_dropin")
+os.environ["KPC_TEAMS"] = "always"  # read by the generated code at its first Team launch
+result = check_file(path, module)
+print(result.summary())
+sys.exit(0 if result.ok else 1)
+"""
+
+
+@pytest.mark.parametrize("build_mode", ["", "novector"])
+def test_three_level_regions_compute_what_numba_computes(tmp_path, build_mode):
+    """The corpus file of three-level kernels, built with vector lanes and without
+    (``KPC_TEAMS=novector``), run as teams of every thread on the parallel path."""
+    env = dict(os.environ, KPC_TEAMS=build_mode, KPC_SERIAL_THRESHOLD="0", OMP_NUM_THREADS="2")
+    result = subprocess.run([sys.executable, "-c", VECTOR_RUNNER, str(VECTOR), str(tmp_path / "out")], env=env,
+                            capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "0 failed" in result.stdout

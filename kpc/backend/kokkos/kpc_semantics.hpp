@@ -520,10 +520,21 @@ inline int team_size(int64_t league, int64_t inner = -1) {
 #endif
 }
 
-// A TeamPolicy of `league` teams of `size` threads (Kokkos::AUTO when size < 0).
+// The vector lanes of each thread of a team whose loops hold ThreadVectorRange loops (CUDA: a
+// warp; its lanes read consecutive elements of a contiguous innermost dimension together).
+constexpr int kVectorLength = 32;
+
+// A TeamPolicy of `league` teams of `size` threads (Kokkos::AUTO when size < 0), each with `vector`
+// lanes on CUDA (host spaces run one lane).
 template <class Policy>
-inline Policy team_policy(int64_t league, int size) {
+inline Policy team_policy(int64_t league, int size, int vector = 1) {
+#if defined(KPC_CUDA)
+  return size < 0 ? Policy(static_cast<int>(league), Kokkos::AUTO, vector)
+                  : Policy(static_cast<int>(league), size, vector);
+#else
+  (void)vector;
   return size < 0 ? Policy(static_cast<int>(league), Kokkos::AUTO) : Policy(static_cast<int>(league), size);
+#endif
 }
 
 // Iterations per chunk of a chunked host reduction: about 8 chunks per thread, at least 1024

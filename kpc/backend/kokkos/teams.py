@@ -7,6 +7,13 @@ team (``Kokkos::single(Kokkos::PerTeam(...))``); loops marked ``For.team`` run a
 team's threads (``Kokkos::TeamThreadRange``), reductions as team reductions whose result
 every thread receives. A barrier separates statements where one of them writes memory.
 
+A region whose team loops hold loops marked ``ThreadVectorRange`` runs one level deeper:
+those loops split across the vector lanes of the thread (``Kokkos::ThreadVectorRange``,
+reductions broadcast to every lane), every lane runs the other statements of the team loops'
+bodies, and the statements that write memory run on one lane
+(``Kokkos::single(Kokkos::PerThread(...))``). On CUDA the policy then asks for
+``kpc::kVectorLength`` lanes; host spaces have one.
+
 The flat lambda of the region is still emitted: it runs the serial path of the cost guard,
 and the parallel path on host spaces when the iterations alone fill the threads
 (``kpc::team_size`` returns 0).
@@ -37,6 +44,7 @@ class TeamModel:
     lambda_params: str
     prologue: list
     body: list
+    vector: str  # the vector length the policy asks for
 
 
 def team_model(emitter, loop, info, begin: str, end: str, index: str, prologue: list, acc_type: str,
@@ -52,18 +60,22 @@ def team_model(emitter, loop, info, begin: str, end: str, index: str, prologue: 
     if acc_type:
         params.append(f"{acc_type}& kpc_acc")
     start = [f"const int64_t {index} = {begin} + static_cast<int64_t>(kpc_team.league_rank());"]
-    body = region_body(_TeamBody(emitter, info).emit)
+    team_body = _TeamBody(emitter, info, loop)
+    body = region_body(team_body.emit)
     return TeamModel(policy=policy, league=f"({end} - {begin})", lambda_params=", ".join(params),
-                     prologue=start + prologue, body=body)
+                     prologue=start + prologue, body=body, vector="kpc::kVectorLength" if team_body.lanes else "1")
 
 
 class _TeamBody:
     """Emits the statements of a Team region's body through the function's emitter."""
 
-    def __init__(self, emitter, info):
+    def __init__(self, emitter, info, loop):
         self.emitter = emitter
         self.combined = {r.var for r in info.reductions}
         self.roots = view_roots(emitter.function)
+        # the region has vector loops: the team loops' bodies run on every lane of a thread
+        self.lanes = any(isinstance(node, n.For) and node.team is not None and node.team.level == "vector"
+                         for node in n.walk(loop.body))
 
     def emit(self, body) -> None:
         e = self.emitter
@@ -78,9 +90,23 @@ class _TeamBody:
             written |= writes
             if isinstance(stmt, n.For) and stmt.team is not None:
                 e.source_line(stmt)
-                self.team_loop(stmt)
+                self.nested_loop(stmt)
             elif runs_once(stmt, self.combined):
                 self.once(lambda s=stmt: e.statement(s))
+            else:
+                e.statement(stmt)
+
+    def thread_body(self, body) -> None:
+        """The body of a team loop in a region with vector lanes: vector loops across the lanes,
+        statements that write memory on one lane, the others on every lane (choose-teams'
+        ``thread_blocker`` checked that no value set on one lane is read after)."""
+        e = self.emitter
+        for stmt in body:
+            if isinstance(stmt, n.For) and stmt.team is not None:
+                e.source_line(stmt)
+                self.nested_loop(stmt)
+            elif runs_once(stmt, ()):
+                self.once(lambda s=stmt: e.statement(s), "PerThread")
             else:
                 e.statement(stmt)
 
@@ -102,18 +128,20 @@ class _TeamBody:
                 writes |= self.roots.get(base.id, {base.id}) if isinstance(base, n.Name) else {ANY}
         return reads, writes
 
-    def once(self, emit) -> None:
+    def once(self, emit, level: str = "PerTeam") -> None:
         e = self.emitter
-        e.emit_line("Kokkos::single(Kokkos::PerTeam(kpc_team), [&]() {")
+        e.emit_line(f"Kokkos::single(Kokkos::{level}(kpc_team), [&]() {{")
         e.depth += 1
         e.last_line = None
         emit()
         e.depth -= 1
         e.emit_line("});")
 
-    def team_loop(self, loop: n.For) -> None:
+    def nested_loop(self, loop: n.For) -> None:
+        """A loop across the team's threads (``TeamThreadRange``) or a thread's lanes (``ThreadVectorRange``)."""
         e = self.emitter
         team = loop.team
+        vector = team.level == "vector"
         e.regions += 1
         m = e.regions
         var = loop.var.id
@@ -123,7 +151,7 @@ class _TeamBody:
         e.depth += 1
         e.emit_line(f"const int64_t kpc_tb{m} = {e.expr.emit(loop.start, INT64)};")
         e.emit_line(f"const int64_t kpc_te{m} = kpc::max<int64_t>(kpc_tb{m}, {e.expr.emit(loop.stop, INT64)});")
-        bounds = f"Kokkos::TeamThreadRange(kpc_team, kpc_tb{m}, kpc_te{m})"
+        bounds = f"Kokkos::{team.policy}(kpc_team, kpc_tb{m}, kpc_te{m})"
         counter = f"kpc_j{m}"
         declare = [f"const {ct} {e.name_text(var)} = {counter};"]  # not read after the loop (choose-teams)
         capture = "[=]"  # copies: a store to an array cannot change them, so the loop vectorizes
@@ -136,8 +164,17 @@ class _TeamBody:
                 declare.append(f"{value_type(t)} {e.name_text(name)};")  # declared above, private here
             else:
                 capture = "[&]"  # a view bound above and rebound here: this thread's own
+        for inner in n.walk(loop.body):
+            # the variable of a serial loop inside, declared above when several loops share it
+            # (the copy captured above is const)
+            if (isinstance(inner, n.For) and inner.team is None and id(inner) not in e.plan.for_init
+                    and inner.var.id not in team.privates):
+                t = e.type_of(inner.var.id) if inner.var.id in e.types else INT64
+                line = f"{value_type(t) if isinstance(t, ScalarType) else 'int64_t'} {e.name_text(inner.var.id)};"
+                if line not in declare:
+                    declare.append(line)
         if team.pattern == "reduce":
-            acc_type = f"{e.function.name}_team{m}"
+            acc_type = f"{e.function.name}_{team.level}{m}"
             parts = e.accumulator(acc_type, team.reductions, f"kpc_team_result{m}", loop.loc)
             e.emit_line(f"{acc_type} kpc_team_result{m};")
             e.emit_line(f"Kokkos::parallel_reduce({bounds}, {capture}(const int64_t {counter}, {acc_type}& kpc_acc{m}) "
@@ -145,7 +182,9 @@ class _TeamBody:
             self.loop_body(loop, declare + [f"{ct_}& {field_} = kpc_acc{m}.{field_};" for _, ct_, field_, _ in parts])
             e.emit_line(f"}}, kpc::Reduce<{acc_type}>(kpc_team_result{m}));")
             for name, _, _, line in parts:
-                if name in self.combined:  # the region's own reduction variable: one thread adds
+                # the region's own reduction variable: one thread adds (a vector loop's variable is
+                # private to the thread, or the team loop's, of which every lane holds a copy)
+                if name in self.combined and not vector:
                     e.emit_line(f"Kokkos::single(Kokkos::PerTeam(kpc_team), [&]() {{ {line} }});")
                 else:
                     e.emit_line(line)
@@ -166,6 +205,9 @@ class _TeamBody:
         for line in prologue:
             e.emit_line(line)
         e.last_line = None
-        e.block(loop.body)
+        if self.lanes and loop.team.level == "team":
+            self.thread_body(loop.body)
+        else:
+            e.block(loop.body)
         e.depth -= 1
         e.region_loop_depth = saved
