@@ -135,20 +135,25 @@ def test_a_perfect_rectangular_nest_stays_an_mdrange_and_plain_ranges_need_auto_
 BATCHED = "(f8[:, :, ::1], f8[:, ::1])"
 
 
-def test_loops_inside_team_loops_run_across_vector_lanes():
-    loops, report = decided("""
+def batched(rows: str, vectors: bool = True):
+    """Decisions for a kernel whose batches read a value, then run ``rows`` (a loop over i)."""
+    return decided(f"""
         @njit(parallel=True)
         def k(a, y):
             for b in prange(a.shape[0]):
                 c = y[b, 0]
-                for i in prange(a.shape[1]):
+                for i in prange(a.shape[1]):{rows}""", signature=BATCHED, vectors=vectors)
+
+
+def test_loops_inside_team_loops_run_across_vector_lanes():
+    loops, report = batched("""
                     r = 0.0
                     for j in prange(a.shape[2]):
                         r += a[b, i, j] * a[b, i, j]
                     for j in prange(a.shape[2]):
                         a[b, i, j] *= c
                     y[b, i] = r
-        """, signature=BATCHED)
+        """)
     outer, rows, norm, scale = loops
     assert outer.parallel.policy == "Team" and rows.team.policy == "TeamThreadRange"
     assert (norm.team.policy, norm.team.pattern, [(r.var, r.op) for r in norm.team.reductions]) == (
@@ -176,12 +181,7 @@ def test_loops_inside_team_loops_run_across_vector_lanes():
      """, "continue/break in the body of the loop over i"),
 ])
 def test_team_loops_whose_bodies_cannot_run_on_lanes_keep_their_loops_serial(body, why):
-    loops, report = decided(f"""
-        @njit(parallel=True)
-        def k(a, y):
-            for b in prange(a.shape[0]):
-                c = y[b, 0]
-                for i in prange(a.shape[1]):{body}""", signature=BATCHED)
+    loops, report = batched(body)
     outer, rows = loops[:2]
     assert outer.parallel.policy == "Team" and rows.team.policy == "TeamThreadRange"
     assert all(loop.team is None for loop in loops[2:])
@@ -189,14 +189,9 @@ def test_team_loops_whose_bodies_cannot_run_on_lanes_keep_their_loops_serial(bod
 
 
 def test_kpc_teams_novector_keeps_teams_without_lanes():
-    loops, report = decided("""
-        @njit(parallel=True)
-        def k(a, y):
-            for b in prange(a.shape[0]):
-                c = y[b, 0]
-                for i in prange(a.shape[1]):
+    loops, report = batched("""
                     for j in prange(a.shape[2]):
                         a[b, i, j] *= c
-        """, signature=BATCHED, vectors=False)
+        """, vectors=False)
     assert loops[0].parallel.policy == "Team" and loops[1].team is not None and loops[2].team is None
     assert "no ThreadVectorRange: disabled (KPC_TEAMS=novector)" in report
