@@ -1,6 +1,7 @@
 """Nested-prange kernels as TeamPolicy regions against the same kernels forced flat, and Numba.
 
     .venv/bin/python benchmarks/team_policy.py [--threads 2] [--space openmp] [--repeats 7] [--write]
+    .venv/bin/python benchmarks/team_policy.py --file team_vector [--space cuda] ...
 
 The kernels of ``tests/corpus/nested_prange.py`` (row-wise softmax, matvec with an inner
 prange reduction, row-norm sum, a nested-prange stencil with a per-row coefficient, rows
@@ -13,6 +14,13 @@ host spaces launch teams), a middle one, many short rows (where a host space lau
 flat region anyway: ``kpc::team_size``; ``--always`` launches teams of every thread there
 too). ``--space cuda`` passes CuPy arrays to the kpc
 builds when CuPy is importable. ``--write`` saves ``benchmarks/results/team_policy_<space>_<threads>t.json``.
+
+``--file team_vector`` times the three-level kernels of ``tests/corpus/team_vector.py``
+(batched matvec, batched row norms, batched softmax, a plane-coefficient 3-D Laplacian: a
+team per batch, rows across its threads, columns across each thread's vector lanes) on
+shapes ``(batches, rows, columns)``, with a third build, ``novector`` (``KPC_TEAMS=novector``:
+the same teams, the column loops serial in each thread); it writes
+``team_vector_<space>_<threads>t.json``.
 """
 
 from __future__ import annotations
@@ -30,7 +38,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-CORPUS_FILE = REPO / "tests" / "corpus" / "nested_prange.py"
+CORPUS = REPO / "tests" / "corpus"
 RESULTS = REPO / "benchmarks" / "results"
 
 # kernel -> (signature, arguments from a shape (n, m) and a generator, the argument it writes or None)
@@ -42,6 +50,21 @@ KERNELS = {
     "center_rows": "center_rows(float64[:, ::1])",
 }
 SHAPES = [(3, 1 << 20), (64, 1 << 15), (4096, 1024)]
+
+VECTOR_KERNELS = {
+    "batched_matvec": "batched_matvec(float64[:, :, ::1], float64[:, ::1], float64[::1])",
+    "batched_row_norms": "batched_row_norms(float64[:, :, ::1], float64[::1])",
+    "batched_softmax": "batched_softmax(float64[:, :, ::1], float64[::1])",
+    "plane_laplacian": "plane_laplacian(float64[:, :, ::1], float64[::1], float64[:, :, ::1])",
+}
+VECTOR_SHAPES = [(4, 512, 4096), (64, 256, 256), (2048, 32, 128)]
+
+# --file: (corpus file, kernels, shapes, builds as (variant, KPC_TEAMS at build time))
+SUITES = {
+    "nested_prange": ("nested_prange.py", KERNELS, SHAPES, (("teams", None), ("flat", "0"))),
+    "team_vector": ("team_vector.py", VECTOR_KERNELS, VECTOR_SHAPES,
+                    (("teams", None), ("novector", "novector"), ("flat", "0"))),
+}
 # Seconds of rest before each variant's calls: the threads of the previous one (Numba's OpenMP
 # pool, Kokkos's) stop spinning and leave the cores to the next.
 PAUSE = float(os.environ.get("KPC_BENCH_PAUSE", "0.05"))
@@ -57,6 +80,8 @@ def _threads_from_argv(argv) -> None:
 
 
 def _arguments(name, shape, rng, np):
+    if len(shape) == 3:
+        return _batched_arguments(name, shape, rng, np)
     n, m = shape
     x = rng.standard_normal((n, m))
     if name == "matvec_nested":
@@ -64,6 +89,17 @@ def _arguments(name, shape, rng, np):
     if name == "scaled_laplacian":
         return (x, rng.standard_normal(n), np.zeros((n, m)))
     return (x,)
+
+
+def _batched_arguments(name, shape, rng, np):
+    b, n, m = shape
+    x = rng.standard_normal(shape)
+    per_batch = rng.uniform(0.5, 2.0, b)
+    if name == "batched_matvec":
+        return (x, rng.standard_normal((b, m)), per_batch)
+    if name == "plane_laplacian":
+        return (x, per_batch, np.zeros(shape))
+    return (x, per_batch)
 
 
 def _times(function, args, number) -> list:
@@ -84,6 +120,8 @@ def main(argv=None) -> int:
     parser.add_argument("--threads", type=int, default=None, help="OMP_NUM_THREADS and NUMBA_NUM_THREADS")
     parser.add_argument("--space", choices=("openmp", "serial", "cuda"), default="openmp")
     parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--file", choices=sorted(SUITES), default="nested_prange",
+                        help="which corpus file's kernels (team_vector: three levels, with a novector build)")
     parser.add_argument("--write", action="store_true", help="save the results as JSON under benchmarks/results")
     parser.add_argument("--always", action="store_true",
                         help="host spaces: teams of every thread for every shape (KPC_TEAMS=always), not kpc's choice")
@@ -96,25 +134,27 @@ def main(argv=None) -> int:
     from kpc.api import build
     from kpc.check.runner import import_path
 
+    file_name, kernels, shapes, builds = SUITES[args.file]
+    corpus_file = CORPUS / file_name
     folder = Path(tempfile.mkdtemp(prefix="kpc-teams-"))
-    source = CORPUS_FILE.read_text()
+    source = corpus_file.read_text()
     modules = {}
     started = time.perf_counter()
-    for variant, teams in (("teams", None), ("flat", "0")):
+    for variant, teams in builds:
         path = folder / f"nested_{variant}.py"
         path.write_text(source)
         saved = os.environ.pop("KPC_TEAMS", None)
         if teams is not None:
             os.environ["KPC_TEAMS"] = teams
         try:
-            result = build(path, folder / f"out_{variant}", signatures=list(KERNELS.values()), space=args.space,
+            result = build(path, folder / f"out_{variant}", signatures=list(kernels.values()), space=args.space,
                            strict=True)
         finally:
             os.environ.pop("KPC_TEAMS", None)
             if saved is not None:
                 os.environ["KPC_TEAMS"] = saved
         modules[variant] = import_path(result.module_path, f"kpc_nested_{variant}")
-    modules["numba"] = import_path(CORPUS_FILE, "numba_nested_prange")
+    modules["numba"] = import_path(corpus_file, f"numba_{corpus_file.stem}")
     if args.always:
         os.environ["KPC_TEAMS"] = "always"  # read by the generated code at its first Team launch
     built = time.perf_counter() - started
@@ -128,8 +168,8 @@ def main(argv=None) -> int:
 
     rng = np.random.default_rng(0)
     rows = []
-    for name in KERNELS:
-        for shape in SHAPES:
+    for name in kernels:
+        for shape in shapes:
             host_args = _arguments(name, shape, rng, np)
             calls = {}
             for variant, module in modules.items():
@@ -149,28 +189,28 @@ def main(argv=None) -> int:
                     samples[variant] += _times(function, call_args, numbers[variant])
             best = {v: min(s) * 1e3 for v, s in samples.items()}
             median = {v: statistics.median(s) * 1e3 for v, s in samples.items()}
-            rows.append({"kernel": name, "shape": list(shape), "best_ms": best, "median_ms": median,
-                         "numba_over_teams": best["numba"] / best["teams"],
-                         "flat_over_teams": best["flat"] / best["teams"]})
-            print(f"{name:17} {shape[0]:>5} x {shape[1]:<8} teams {best['teams']:9.3f} ms (med {median['teams']:9.3f})"
-                  f"  flat {best['flat']:9.3f} ms (med {median['flat']:9.3f})  numba {best['numba']:9.3f} ms "
-                  f"(med {median['numba']:9.3f})  flat/teams {rows[-1]['flat_over_teams']:5.2f}x  "
-                  f"numba/teams {rows[-1]['numba_over_teams']:5.2f}x", flush=True)
+            row = {"kernel": name, "shape": list(shape), "best_ms": best, "median_ms": median}
+            row.update({f"{v}_over_teams": best[v] / best["teams"] for v in best if v != "teams"})
+            rows.append(row)
+            timed = "  ".join(f"{v} {best[v]:9.3f} ms (med {median[v]:9.3f})" for v in best)
+            ratios = "  ".join(f"{v}/teams {row[f'{v}_over_teams']:5.2f}x" for v in best if v != "teams")
+            print(f"{name:17} {' x '.join(str(d) for d in shape):<16} {timed}  {ratios}", flush=True)
 
     conditions = {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "host": platform.node(), "cpus": os.cpu_count(), "threads": int(os.environ["OMP_NUM_THREADS"]),
-        "space": args.space, "repeats": args.repeats, "cupy_arrays": device is not None, "always": args.always,
+        "space": args.space, "repeats": args.repeats, "file": file_name, "cupy_arrays": device is not None, "always": args.always,
         "commit": subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
                                  text=True).stdout.strip(),
         "build_seconds": round(built, 1),
     }
     print(f"threads={conditions['threads']} space={args.space} repeats={args.repeats}; best of each; "
-          f"flat = the same kernels built with KPC_TEAMS=0; builds took {built:.0f} s")
+          f"flat = the same kernels built with KPC_TEAMS=0 (novector: KPC_TEAMS=novector); builds took {built:.0f} s")
     if args.write:
         RESULTS.mkdir(parents=True, exist_ok=True)
         always = "_always" if args.always else ""
-        target = RESULTS / f"team_policy_{args.space}_{conditions['threads']}t{always}.json"
+        stem = "team_policy" if args.file == "nested_prange" else args.file
+        target = RESULTS / f"{stem}_{args.space}_{conditions['threads']}t{always}.json"
         target.write_text(json.dumps({"conditions": conditions, "rows": rows}, indent=1) + "\n")
         print(f"wrote {target}")
     return 0
