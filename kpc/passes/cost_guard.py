@@ -23,7 +23,9 @@ SERIAL_THRESHOLD = 512
 # variable KPC_SERIAL_THRESHOLD at run time: when set, its integer value replaces
 # ``ParallelInfo.serial_below`` (0 disables the guard). Otherwise the threshold is scaled at
 # run time by the dispatch cost measured on the machine's own threads (kpc::serial_scale in
-# kpc_semantics.hpp): a 16-thread dispatch that costs 10 us keeps more work serial.
+# kpc_semantics.hpp): a 16-thread dispatch that costs 10 us keeps more work serial. Within a
+# factor of 8 of that scaled threshold the region learns at run time (kpc::guard_site: three
+# timed calls of each path per size class, then the faster).
 SERIAL_WORK = 32768
 
 # Estimated operations: loads, stores, +-*, comparisons count 1; divisions 4 (latency);

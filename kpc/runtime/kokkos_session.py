@@ -132,6 +132,15 @@ def concurrency() -> int | None:
     return None if module is None else module._kpc_concurrency()
 
 
+def guard_sites() -> list:
+    """What the cost guard measured where its model was unsure (``kpc::guard_site``): one
+    ``(region label, size class, serial runs, parallel runs, best serial ns, best parallel
+    ns)`` per size class a region timed (class ``c`` holds work from ``2**(c/2)`` up); []
+    before a module initialized Kokkos."""
+    module = _state["module"]
+    return [] if module is None else list(module._kpc_guard_sites())
+
+
 def serial_scale() -> float | None:
     """The cost guard's scale measured in this process (how much more work than the compiler's
     threshold a region needs before it runs in parallel; kpc::serial_scale), None before a

@@ -148,7 +148,10 @@ def test_function_called_inside_and_outside_regions_gets_two_variants():
 
 def test_cost_guard_threshold_is_compiled_in():
     text = cpp("reduce_sum_prod.py", "total(float64[::1])")
-    assert "kpc::run_serially<kpc_exec_space>((kpc_end1 - kpc_begin1), 5462)" in text  # 32768 / (load + add + reduction chain 4)
+    # 32768 / (load + add + reduction chain 4); the call site learns near it (kpc::guard_site)
+    assert ("kpc::run_serially<kpc_exec_space>((kpc_end1 - kpc_begin1), (kpc_end1 - kpc_begin1), 5462, kpc_guard1)"
+            in text)
+    assert 'static kpc::guard_site kpc_site1("total:' in text
 
 
 def test_cost_guard_counts_inner_loops_of_run_time_length():

@@ -192,6 +192,40 @@ def test_the_compiled_key_is_the_python_key(tmp_path):
 
 
 @pytest.mark.compile
+def test_the_guard_learns_where_its_model_is_unsure(tmp_path):
+    """Near the model's threshold a region times its own calls, serial and parallel, three of
+    each per size class, then keeps the faster (kpc::guard_site); kokkos_session.guard_sites()
+    reports it. Results are the same whichever path runs. One thread: nothing to learn."""
+    import os
+    import subprocess
+    import sys
+
+    from kpc.api import build
+
+    kernels = Path(__file__).resolve().parent / "threads_kernels.py"
+    build(kernels, tmp_path, signatures=["total(float64[::1])"])
+    script = (f"import sys, numpy as np\nsys.path.insert(0, {str(tmp_path)!r})\nimport threads_kernels as k\n"
+              "from kpc.runtime import kokkos_session as s\n"
+              "for n in [2 ** e for e in range(2, 21)]:\n"
+              "    for _ in range(8):\n"
+              "        assert k.total(np.ones(n)) == n\n"
+              "print(repr((s.concurrency(), s.guard_sites())))\n")
+    for threads in ("2", "1"):
+        env = {key: value for key, value in os.environ.items() if key != "KPC_SERIAL_THRESHOLD"}
+        env["OMP_NUM_THREADS"] = threads
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env)
+        assert done.returncode == 0, done.stderr
+        concurrency, sites = eval(done.stdout.strip().splitlines()[-1])
+        if concurrency > 1:
+            assert sites and all(label.startswith("total:") for label, *_ in sites)
+            # each timed class ran both paths, at least three times each, and kept timing them
+            assert all(serial >= 3 and parallel >= 3 and serial + parallel == 8 for _, _, serial, parallel, _, _ in sites)
+            assert all(0 < best_serial < 10 ** 9 and 0 < best_parallel < 10 ** 9 for *_, best_serial, best_parallel in sites)
+        else:
+            assert sites == []
+
+
+@pytest.mark.compile
 def test_the_guard_measures_the_launch_cost_once_and_reports_it(tmp_path):
     """A region small enough to ask the cost guard measures the launch cost (once per process,
     shared by every module through the session); kokkos_session.serial_scale() reports it.

@@ -348,6 +348,22 @@ inline void define_session_functions(py::module_& m) {
     double* shared = session_serial_scale();
     return shared == nullptr ? 0.0 : *shared;
   });
+  // What each region's guard measured: (label, size class, serial runs, parallel runs, best
+  // serial ns, best parallel ns) for every class it timed.
+  m.def("_kpc_guard_sites", []() {
+    py::list sites;
+    session* current = attached_session();
+    if (current == nullptr) return sites;
+    for (const guard_site* site : current->guard_sites) {
+      for (int c = 0; c < guard_site::classes; ++c) {
+        const int serial = site->runs[0][c].load(), parallel = site->runs[1][c].load();
+        if (serial + parallel == 0) continue;
+        sites.append(py::make_tuple(site->label, c, serial, parallel, site->best_ns[0][c].load(),
+                                    site->best_ns[1][c].load()));
+      }
+    }
+    return sites;
+  });
   m.def("_kpc_concurrency", []() {
     call_guard guard;
     return Kokkos::DefaultHostExecutionSpace().concurrency();

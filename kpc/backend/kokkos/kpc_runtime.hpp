@@ -199,6 +199,9 @@ struct session {
   // The cost guard's scale (kpc::serial_scale), measured by the first module that needs it;
   // 0 until then. Written under the session lock, which every kernel call holds.
   double serial_scale = 0.0;
+  // Every region's guard measurements (kpc::guard_site), for kokkos_session.guard_sites().
+  // Appended under the session lock.
+  std::vector<guard_site*> guard_sites;
 };
 
 inline session*& attached_session() {
@@ -209,6 +212,11 @@ inline session*& attached_session() {
 inline double* session_serial_scale() {
   session* current = attached_session();
   return current == nullptr ? nullptr : &current->serial_scale;
+}
+
+inline void register_guard_site(guard_site* site) {
+  session* current = attached_session();
+  if (current != nullptr) current->guard_sites.push_back(site);
 }
 
 constexpr const char* forked_child_message =

@@ -10,6 +10,7 @@
 #include "kpc_compat.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <initializer_list>
 #include <chrono>
 #include <cmath>
@@ -467,6 +468,107 @@ inline bool run_serially(int64_t trip_count, int64_t work, int64_t serial_below)
 template <class ExecSpace>
 inline bool run_serially(int64_t trip_count, int64_t serial_below) {
   return run_serially<ExecSpace>(trip_count, trip_count, serial_below);
+}
+
+// Where the model is unsure, a region learns its own break-even from its calls. The model
+// prices every operation alike on a machine; a region's real cost is not (16 threads: a
+// 10^4-point stencil launched at 5.5 us where its serial loop takes about 4.4 us). For work
+// within kGuardBand of the model's threshold, the calls of each size class (two per octave of
+// work) alternate between the serial loop and the parallel launch until each has run
+// kGuardSamples times, then take the one whose best time was lower.
+constexpr double kGuardBand = 8.0;
+constexpr int kGuardSamples = 3;
+
+struct guard_site;
+inline void register_guard_site(guard_site* site);  // kpc_runtime.hpp: the session's list
+
+// One region's measurements (a static of the function that launches it).
+struct guard_site {
+  static constexpr int classes = 128;
+  const char* label;
+  std::atomic<int64_t> best_ns[2][classes];  // [0]: serial loop, [1]: parallel launch
+  std::atomic<int> runs[2][classes];
+
+  explicit guard_site(const char* label_) : label(label_) {
+    for (int path = 0; path < 2; ++path) {
+      for (int c = 0; c < classes; ++c) {
+        best_ns[path][c].store(std::numeric_limits<int64_t>::max(), std::memory_order_relaxed);
+        runs[path][c].store(0, std::memory_order_relaxed);
+      }
+    }
+    register_guard_site(this);
+  }
+
+  static int class_of(int64_t work) {
+    const int c = static_cast<int>(2.0 * std::log2(static_cast<double>(work > 1 ? work : 1)));
+    return c < classes ? c : classes - 1;
+  }
+
+  // The path of the next call of class c: the one run fewer times while learning (the model's
+  // on a tie), then the faster.
+  bool serially(int c, bool model) const {
+    const int serial_runs = runs[0][c].load(std::memory_order_relaxed);
+    const int parallel_runs = runs[1][c].load(std::memory_order_relaxed);
+    if (serial_runs < kGuardSamples || parallel_runs < kGuardSamples) {
+      return serial_runs == parallel_runs ? model : serial_runs < parallel_runs;
+    }
+    return best_ns[0][c].load(std::memory_order_relaxed) <= best_ns[1][c].load(std::memory_order_relaxed);
+  }
+
+  void record(bool serial, int c, int64_t ns) {
+    std::atomic<int64_t>& best = best_ns[serial ? 0 : 1][c];
+    int64_t seen = best.load(std::memory_order_relaxed);
+    while (ns < seen && !best.compare_exchange_weak(seen, ns, std::memory_order_relaxed)) {
+    }
+    runs[serial ? 0 : 1][c].fetch_add(1, std::memory_order_relaxed);
+  }
+};
+
+// One call of a region: times it, when the guard asked for that, until the end of its scope.
+class guard_call {
+ public:
+  explicit guard_call(guard_site& site) : site_(site) {}
+  ~guard_call() {
+    if (class_ < 0) return;
+    const std::chrono::duration<double, std::nano> spent = std::chrono::steady_clock::now() - start_;
+    site_.record(serial_, class_, static_cast<int64_t>(spent.count()));
+  }
+  guard_call(const guard_call&) = delete;
+  guard_call& operator=(const guard_call&) = delete;
+
+  bool timed(int c, bool serial) {
+    class_ = c;
+    serial_ = serial;
+    start_ = std::chrono::steady_clock::now();
+    return serial;
+  }
+  const guard_site& site() const { return site_; }
+
+ private:
+  guard_site& site_;
+  int class_ = -1;
+  bool serial_ = false;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// run_serially, learning at the call site where the model is unsure.
+template <class ExecSpace>
+inline bool run_serially(int64_t trip_count, int64_t work, int64_t serial_below, guard_call& call) {
+#if defined(KPC_CUDA)
+  (void)call;
+  return run_serially<ExecSpace>(trip_count, work, serial_below);
+#else
+  if (trip_count <= 1 || serial_threshold_override() >= 0 || serial_below <= 0) {
+    return run_serially<ExecSpace>(trip_count, work, serial_below);
+  }
+  static const bool threads = ExecSpace().concurrency() > 1;
+  const double threshold = static_cast<double>(serial_below) * serial_scale<ExecSpace>();
+  const double amount = static_cast<double>(work);
+  const bool model = run_serially<ExecSpace>(trip_count, work, serial_below);
+  if (!threads || amount < threshold / kGuardBand || amount > threshold * kGuardBand) return model;
+  const int c = guard_site::class_of(work);
+  return call.timed(c, call.site().serially(c, model));
+#endif
 }
 
 // The team size of a Team region's launch (choose-teams), for a league of `league` teams:
