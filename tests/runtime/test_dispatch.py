@@ -209,7 +209,18 @@ def test_the_guard_learns_where_its_model_is_unsure(tmp_path):
               "for n in [2 ** e for e in range(2, 21)]:\n"
               "    for _ in range(8):\n"
               "        assert k.total(np.ones(n)) == n\n"
-              "print(repr((s.concurrency(), s.guard_sites())))\n")
+              "print(repr((s.concurrency(), s.guard_sites())))\n"
+              # a session started by a module of an older kpc (its capsule's old name): its
+              # struct has no list of guard sites, so none is listed or written, and calls run
+              "import ctypes\napi = ctypes.pythonapi\n"
+              "api.PyCapsule_GetPointer.restype = ctypes.c_void_p\n"
+              "api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]\n"
+              "api.PyCapsule_New.restype = ctypes.py_object\n"
+              "api.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]\n"
+              "name = ctypes.create_string_buffer(b'kpc.session')\n"
+              "pointer = api.PyCapsule_GetPointer(s._state['session'], b'kpc.session (guard_sites)')\n"
+              "s._state['module']._kpc_attach_session(api.PyCapsule_New(pointer, name, None))\n"
+              "assert k.total(np.ones(4096)) == 4096 and s.guard_sites() == []\n")
     for threads in ("2", "1"):
         env = {key: value for key, value in os.environ.items() if key != "KPC_SERIAL_THRESHOLD"}
         env["OMP_NUM_THREADS"] = threads

@@ -332,10 +332,13 @@ inline void define_session_functions(py::module_& m) {
   // Called on the thread that initialized Kokkos, right after: that thread is the master.
   m.def("_kpc_start_session", []() {
     attached_session() = started_session();
-    return py::capsule(attached_session(), "kpc.session");
+    session_lists_guard_sites() = true;
+    return py::capsule(attached_session(), session_capsule_name);
   });
   m.def("_kpc_attach_session", [](py::capsule capsule) {
     attached_session() = capsule.get_pointer<session>();
+    const char* name = capsule.name();
+    session_lists_guard_sites() = name != nullptr && std::string(name) == session_capsule_name;
   });
   m.def("_kpc_finalize", []() {
     call_guard guard;
@@ -353,7 +356,7 @@ inline void define_session_functions(py::module_& m) {
   m.def("_kpc_guard_sites", []() {
     py::list sites;
     session* current = attached_session();
-    if (current == nullptr) return sites;
+    if (current == nullptr || !session_lists_guard_sites()) return sites;
     for (const guard_site* site : current->guard_sites) {
       for (int c = 0; c < guard_site::classes; ++c) {
         const int serial = site->runs[0][c].load(), parallel = site->runs[1][c].load();

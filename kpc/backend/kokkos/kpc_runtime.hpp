@@ -214,9 +214,19 @@ inline double* session_serial_scale() {
   return current == nullptr ? nullptr : &current->serial_scale;
 }
 
+// The session's capsule names its layout. A module of an older kpc (a drop-in built before)
+// may have started the session, with a struct that ends before guard_sites: this module then
+// shares its lock and scale but lists no guard sites.
+constexpr const char* session_capsule_name = "kpc.session (guard_sites)";
+
+inline bool& session_lists_guard_sites() {
+  static bool lists = false;
+  return lists;
+}
+
 inline void register_guard_site(guard_site* site) {
   session* current = attached_session();
-  if (current != nullptr) current->guard_sites.push_back(site);
+  if (current != nullptr && session_lists_guard_sites()) current->guard_sites.push_back(site);
 }
 
 constexpr const char* forked_child_message =
