@@ -475,7 +475,8 @@ inline bool run_serially(int64_t trip_count, int64_t serial_below) {
 // 10^4-point stencil launched at 5.5 us where its serial loop takes about 4.4 us). For work
 // within kGuardBand of the model's threshold, the calls of each size class (two per octave of
 // work) alternate between the serial loop and the parallel launch until each has run
-// kGuardSamples times, then take the one whose best time was lower.
+// kGuardSamples times, then take the one whose best time was lower, untimed from then on (a
+// clock read costs ~100 ns on some virtual machines, a tenth of a call at these sizes).
 constexpr double kGuardBand = 8.0;
 constexpr int kGuardSamples = 3;
 
@@ -499,20 +500,27 @@ struct guard_site {
     register_guard_site(this);
   }
 
+  // Two classes per octave: 2 * floor(log2(work)), plus one in the octave's upper half.
   static int class_of(int64_t work) {
-    const int c = static_cast<int>(2.0 * std::log2(static_cast<double>(work > 1 ? work : 1)));
-    return c < classes ? c : classes - 1;
+    const uint64_t w = work > 1 ? static_cast<uint64_t>(work) : 1;
+    const int top = 63 - __builtin_clzll(w);
+    return 2 * top + (top > 0 ? static_cast<int>((w >> (top - 1)) & 1) : 0);
+  }
+
+  bool learned(int c) const {
+    return runs[0][c].load(std::memory_order_relaxed) >= kGuardSamples &&
+           runs[1][c].load(std::memory_order_relaxed) >= kGuardSamples;
   }
 
   // The path of the next call of class c: the one run fewer times while learning (the model's
   // on a tie), then the faster.
   bool serially(int c, bool model) const {
+    if (learned(c)) {
+      return best_ns[0][c].load(std::memory_order_relaxed) <= best_ns[1][c].load(std::memory_order_relaxed);
+    }
     const int serial_runs = runs[0][c].load(std::memory_order_relaxed);
     const int parallel_runs = runs[1][c].load(std::memory_order_relaxed);
-    if (serial_runs < kGuardSamples || parallel_runs < kGuardSamples) {
-      return serial_runs == parallel_runs ? model : serial_runs < parallel_runs;
-    }
-    return best_ns[0][c].load(std::memory_order_relaxed) <= best_ns[1][c].load(std::memory_order_relaxed);
+    return serial_runs == parallel_runs ? model : serial_runs < parallel_runs;
   }
 
   void record(bool serial, int c, int64_t ns) {
@@ -567,7 +575,8 @@ inline bool run_serially(int64_t trip_count, int64_t work, int64_t serial_below,
   const bool model = run_serially<ExecSpace>(trip_count, work, serial_below);
   if (!threads || amount < threshold / kGuardBand || amount > threshold * kGuardBand) return model;
   const int c = guard_site::class_of(work);
-  return call.timed(c, call.site().serially(c, model));
+  const bool serial = call.site().serially(c, model);
+  return call.site().learned(c) ? serial : call.timed(c, serial);
 #endif
 }
 
