@@ -122,6 +122,22 @@ class ChooseTeams(Pass):
                 chooser.region(loop)
 
 
+def _set_once_and_read(body, nested: set, combined, read_anyway: set) -> str:
+    """The names (joined) that a statement of ``body`` running once (``runs_once``; loops in
+    ``nested`` are shared out instead) sets and a later statement reads, or that are in
+    ``read_anyway``; the variables ``combined`` across iterations are not counted."""
+    for k, stmt in enumerate(body):
+        if id(stmt) in nested or not runs_once(stmt, combined):
+            continue
+        later = set(read_anyway)
+        for after in statements(body[k + 1:]):
+            later |= stmt_uses(after)
+        shared = sorted(({name for s in statements([stmt]) for name in stmt_defs(s)} - set(combined)) & later)
+        if shared:
+            return ", ".join(shared)
+    return ""
+
+
 def _loops(chosen: list) -> str:
     """``the loops over j, k (lines 6, 9)`` for the report."""
     names = ", ".join(sorted({stmt.var.id for stmt, _ in chosen}))
@@ -235,17 +251,8 @@ class _TeamChooser:
         value they set may be read after them or be the team loop's reduction variable."""
         if _top_level_jumps(team_loop.body):
             return f"continue/break in the body of the loop over {team_loop.var.id}"
-        reduced = {r.var for r in team.reductions}
-        for k, stmt in enumerate(team_loop.body):
-            if id(stmt) in vector_loops or not runs_once(stmt, ()):
-                continue
-            later = set()
-            for after in statements(team_loop.body[k + 1:]):
-                later |= stmt_uses(after)
-            shared = sorted({name for s in statements([stmt]) for name in stmt_defs(s)} & (later | reduced))
-            if shared:
-                return f"{', '.join(shared)} set by a statement that runs once per thread and read after it"
-        return None
+        shared = _set_once_and_read(team_loop.body, vector_loops, (), {r.var for r in team.reductions})
+        return f"{shared} set by a statement that runs once per thread and read after it" if shared else None
 
     def body_blocker(self, loop: n.For, chosen: list):
         """Why the region cannot run as teams (None when it can)."""
@@ -262,13 +269,5 @@ class _TeamChooser:
                 return "atomic updates in the body"
         if _top_level_jumps(loop.body):
             return "continue/break in the body"
-        for k, stmt in enumerate(loop.body):
-            if id(stmt) in team_loops or not runs_once(stmt, combined):
-                continue
-            later = set()
-            for after in statements(loop.body[k + 1:]):
-                later |= stmt_uses(after)
-            shared = sorted(({name for s in statements([stmt]) for name in stmt_defs(s)} - combined) & later)
-            if shared:
-                return f"{', '.join(shared)} set by a statement that runs once per team and read after it"
-        return None
+        shared = _set_once_and_read(loop.body, team_loops, combined, set())
+        return f"{shared} set by a statement that runs once per team and read after it" if shared else None
