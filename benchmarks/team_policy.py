@@ -199,7 +199,8 @@ def main(argv=None) -> int:
     conditions = {
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "host": platform.node(), "cpus": os.cpu_count(), "threads": int(os.environ["OMP_NUM_THREADS"]),
-        "space": args.space, "repeats": args.repeats, "file": file_name, "cupy_arrays": device is not None, "always": args.always,
+        "space": args.space, "repeats": args.repeats, "file": file_name, "cupy_arrays": device is not None,
+        "always": args.always,
         "commit": subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
                                  text=True).stdout.strip(),
         "build_seconds": round(built, 1),

@@ -191,11 +191,10 @@ def test_the_compiled_key_is_the_python_key(tmp_path):
         sys.modules.pop("threads_kernels", None)
 
 
-@pytest.mark.compile
-def test_the_guard_learns_where_its_model_is_unsure(tmp_path):
-    """Near the model's threshold a region times its own calls, serial and parallel, three of
-    each per size class, then keeps the faster, untimed (kpc::guard_site);
-    kokkos_session.guard_sites() reports it. Results are the same whichever path runs. One thread: nothing to learn."""
+def _total_in_fresh_interpreters(tmp_path, body: str):
+    """Build ``total`` of threads_kernels.py, then run ``body`` (``k`` the module, ``s``
+    kokkos_session) in a fresh interpreter without KPC_SERIAL_THRESHOLD (which the corpus tests
+    set, and which replaces the guard's measurements), with 2 threads and with 1: each run's stdout."""
     import os
     import subprocess
     import sys
@@ -205,28 +204,40 @@ def test_the_guard_learns_where_its_model_is_unsure(tmp_path):
     kernels = Path(__file__).resolve().parent / "threads_kernels.py"
     build(kernels, tmp_path, signatures=["total(float64[::1])"])
     script = (f"import sys, numpy as np\nsys.path.insert(0, {str(tmp_path)!r})\nimport threads_kernels as k\n"
-              "from kpc.runtime import kokkos_session as s\n"
-              "for n in [2 ** e for e in range(2, 21)]:\n"
-              "    for _ in range(8):\n"
-              "        assert k.total(np.ones(n)) == n\n"
-              "print(repr((s.concurrency(), s.guard_sites())))\n"
-              # a session started by a module of an older kpc (its capsule's old name): its
-              # struct has no list of guard sites, so none is listed or written, and calls run
-              "import ctypes\napi = ctypes.pythonapi\n"
-              "api.PyCapsule_GetPointer.restype = ctypes.c_void_p\n"
-              "api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]\n"
-              "api.PyCapsule_New.restype = ctypes.py_object\n"
-              "api.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]\n"
-              "name = ctypes.create_string_buffer(b'kpc.session')\n"
-              "pointer = api.PyCapsule_GetPointer(s._state['session'], b'kpc.session (guard_sites)')\n"
-              "s._state['module']._kpc_attach_session(api.PyCapsule_New(pointer, name, None))\n"
-              "assert k.total(np.ones(4096)) == 4096 and s.guard_sites() == []\n")
+              "from kpc.runtime import kokkos_session as s\n" + body)
+    outputs = []
     for threads in ("2", "1"):
         env = {key: value for key, value in os.environ.items() if key != "KPC_SERIAL_THRESHOLD"}
         env["OMP_NUM_THREADS"] = threads
         done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env)
         assert done.returncode == 0, done.stderr
-        concurrency, sites = eval(done.stdout.strip().splitlines()[-1])
+        outputs.append(done.stdout)
+    return outputs
+
+
+@pytest.mark.compile
+def test_the_guard_learns_where_its_model_is_unsure(tmp_path):
+    """Near the model's threshold a region times its own calls, serial and parallel, three of
+    each per size class, then keeps the faster, untimed (kpc::guard_site);
+    kokkos_session.guard_sites() reports it. Results are the same whichever path runs. One
+    thread: nothing to learn."""
+    body = ("for n in [2 ** e for e in range(2, 21)]:\n"
+            "    for _ in range(8):\n"
+            "        assert k.total(np.ones(n)) == n\n"
+            "print(repr((s.concurrency(), s.guard_sites())))\n"
+            # a session started by a module of an older kpc (its capsule's old name): its
+            # struct has no list of guard sites, so none is listed or written, and calls run
+            "import ctypes\napi = ctypes.pythonapi\n"
+            "api.PyCapsule_GetPointer.restype = ctypes.c_void_p\n"
+            "api.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]\n"
+            "api.PyCapsule_New.restype = ctypes.py_object\n"
+            "api.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]\n"
+            "name = ctypes.create_string_buffer(b'kpc.session')\n"
+            "pointer = api.PyCapsule_GetPointer(s._state['session'], b'kpc.session (guard_sites)')\n"
+            "s._state['module']._kpc_attach_session(api.PyCapsule_New(pointer, name, None))\n"
+            "assert k.total(np.ones(4096)) == 4096 and s.guard_sites() == []\n")
+    for output in _total_in_fresh_interpreters(tmp_path, body):
+        concurrency, sites = eval(output.strip().splitlines()[-1])
         if concurrency > 1:
             assert sites and all(label.startswith("total:") for label, *_ in sites)
             # each timed class ran both paths three times each, then no more timed calls
@@ -239,27 +250,11 @@ def test_the_guard_learns_where_its_model_is_unsure(tmp_path):
 @pytest.mark.compile
 def test_the_guard_measures_the_launch_cost_once_and_reports_it(tmp_path):
     """A region small enough to ask the cost guard measures the launch cost (once per process,
-    shared by every module through the session); kokkos_session.serial_scale() reports it.
-    In a fresh interpreter without KPC_SERIAL_THRESHOLD (which the corpus tests set, and which
-    replaces the guard's measurement)."""
-    import os
-    import subprocess
-    import sys
-
-    from kpc.api import build
-
-    kernels = Path(__file__).resolve().parent / "threads_kernels.py"
-    build(kernels, tmp_path, signatures=["total(float64[::1])"])
-    script = (f"import sys, numpy as np\nsys.path.insert(0, {str(tmp_path)!r})\nimport threads_kernels as k\n"
-              "from kpc.runtime import kokkos_session as s\n"
-              "assert k.total(np.ones(3)) == 3.0\nfirst = s.serial_scale()\n"
-              "assert k.total(np.ones(5)) == 5.0\nprint(s.concurrency(), first, s.serial_scale())\n")
-    for threads in ("2", "1"):
-        env = {key: value for key, value in os.environ.items() if key != "KPC_SERIAL_THRESHOLD"}
-        env["OMP_NUM_THREADS"] = threads
-        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env)
-        assert done.returncode == 0, done.stderr
-        concurrency, first, again = done.stdout.split()
+    shared by every module through the session); kokkos_session.serial_scale() reports it."""
+    body = ("assert k.total(np.ones(3)) == 3.0\nfirst = s.serial_scale()\n"
+            "assert k.total(np.ones(5)) == 5.0\nprint(s.concurrency(), first, s.serial_scale())\n")
+    for output in _total_in_fresh_interpreters(tmp_path, body):
+        concurrency, first, again = output.split()
         if int(concurrency) > 1:
             assert 0.25 <= float(first) <= 64.0 and again == first  # measured once, within the clamp
         else:
