@@ -1,6 +1,8 @@
-"""Host Range reductions run in chunks, each reduced into a local accumulator
-(``kpc::reduce_chunk``: keeps the accumulator in registers; 10^7-element sum on 2 threads
-5.4 ms -> 4.5 ms). The compiled kernels agree with NumPy across chunk boundaries."""
+"""Host Range reductions run in chunks, each reduced into four local accumulators in turn
+(``kpc::reduce_chunk``: keeps the accumulators in registers, 10^7-element sum on 2 threads
+5.4 ms -> 4.5 ms; four overlap their chains of dependent updates). The compiled kernels agree
+with NumPy across chunk boundaries and across the four-iteration steps (sizes 1, 1023, 1025,
+100003 leave every remainder of 4)."""
 
 from __future__ import annotations
 
@@ -31,7 +33,9 @@ def cpp(signature: str, space: str) -> str:
 def test_host_reductions_are_chunked_cuda_ones_are_not():
     text = cpp("stats(float64[::1])", "openmp")
     assert "const int64_t kpc_chunk = kpc::reduce_chunk<kpc_exec_space>(kpc_end1 - kpc_begin1);" in text
-    assert "kpc_body(kpc_i, kpc_local);" in text and "kpc_acc.join(kpc_local);" in text
+    # four local accumulators in turn, joined at the chunk's end; the serial path too
+    assert "kpc_body(kpc_i + 3, kpc_l3);" in text and "kpc_acc.join(kpc_l0);" in text
+    assert text.count("kpc_l0.join(kpc_l1);") == 2 and "kpc_result1.join(kpc_l0);" in text
     assert "kpc_chunk" not in cpp("stats(float64[::1])", "cuda")
 
 

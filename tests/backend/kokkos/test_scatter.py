@@ -50,7 +50,7 @@ def test_reduction_region_with_scatter_updates_keeps_its_reducer_in_both_version
     text = cpp("counts_and_total(int64[::1], float64[::1], float64[::1])")
     assert text.count("kpc::Reduce<counts_and_total_acc1>(kpc_result1)") == 2
     # on host spaces the reduction runs in chunks (kpc::reduce_chunk), each body called per iteration
-    assert "kpc_scatter_body(kpc_i, kpc_local);" in text and "kpc_body(kpc_i, kpc_local);" in text
+    assert "kpc_scatter_body(kpc_i, kpc_l0);" in text and "kpc_body(kpc_i, kpc_l0);" in text
 
 
 def test_serial_space_updates_in_place_without_atomics():
