@@ -218,13 +218,22 @@ def _total_in_fresh_interpreters(tmp_path, body: str):
 @pytest.mark.compile
 def test_the_guard_learns_where_its_model_is_unsure(tmp_path):
     """Near the model's threshold a region times its own calls, serial and parallel, three of
-    each per size class, then keeps the faster, untimed (kpc::guard_site);
+    each per size class, then keeps the faster, untimed but for every 64th call, which reruns
+    the slower path (kpc::guard_site);
     kokkos_session.guard_sites() reports it. Results are the same whichever path runs. One
     thread: nothing to learn."""
     body = ("for n in [2 ** e for e in range(2, 21)]:\n"
             "    for _ in range(8):\n"
             "        assert k.total(np.ones(n)) == n\n"
-            "print(repr((s.concurrency(), s.guard_sites())))\n"
+            "sites = s.guard_sites()\n"
+            # 200 more calls of one learned class: every 64th reruns the slower path, timed
+            "again = []\n"
+            "if sites:\n"
+            "    c = sites[0][1]\n"
+            "    for _ in range(200):\n"
+            "        assert k.total(np.ones(2 ** (c // 2))) == 2 ** (c // 2)\n"
+            "    again = [site for site in s.guard_sites() if site[1] == c]\n"
+            "print(repr((s.concurrency(), sites, again)))\n"
             # a session started by a module of an older kpc (its capsule's old name): its
             # struct has no list of guard sites, so none is listed or written, and calls run
             "import ctypes\napi = ctypes.pythonapi\n"
@@ -237,14 +246,16 @@ def test_the_guard_learns_where_its_model_is_unsure(tmp_path):
             "s._state['module']._kpc_attach_session(api.PyCapsule_New(pointer, name, None))\n"
             "assert k.total(np.ones(4096)) == 4096 and s.guard_sites() == []\n")
     for output in _total_in_fresh_interpreters(tmp_path, body):
-        concurrency, sites = eval(output.strip().splitlines()[-1])
+        concurrency, sites, again = eval(output.strip().splitlines()[-1])
         if concurrency > 1:
             assert sites and all(label.startswith("total:") for label, *_ in sites)
             # each timed class ran both paths three times each, then no more timed calls
             assert all(serial == 3 and parallel == 3 for _, _, serial, parallel, _, _ in sites)
             assert all(0 < best_serial < 10 ** 9 and 0 < best_parallel < 10 ** 9 for *_, best_serial, best_parallel in sites)
+            # 8 + 200 calls: 6 learning, 202 decided, of which the 64th, 128th and 192nd reran a path
+            assert [(serial + parallel, min(serial, parallel) >= 3) for _, _, serial, parallel, _, _ in again] == [(9, True)]
         else:
-            assert sites == []
+            assert sites == [] and again == []
 
 
 @pytest.mark.compile

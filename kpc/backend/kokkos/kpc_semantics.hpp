@@ -475,10 +475,14 @@ inline bool run_serially(int64_t trip_count, int64_t serial_below) {
 // 10^4-point stencil launched at 5.5 us where its serial loop takes about 4.4 us). For work
 // within kGuardBand of the model's threshold, the calls of each size class (two per octave of
 // work) alternate between the serial loop and the parallel launch until each has run
-// kGuardSamples times, then take the one whose best time was lower, untimed from then on (a
-// clock read costs ~100 ns on some virtual machines, a tenth of a call at these sizes).
+// kGuardSamples times, then take the one whose best time was lower, untimed, except every
+// kGuardRecheck-th call of the class, which runs the other path once more, timed: a learning
+// call that something else slowed (another pool's threads spinning, a page fault) does not
+// settle the choice for the life of the process (in one run of the 2-thread suite jacobi_2d
+// 100², whose regions are inside the band, took 147 µs a call against 68 µs in the run before).
 constexpr double kGuardBand = 8.0;
 constexpr int kGuardSamples = 3;
+constexpr int kGuardRecheck = 64;
 
 struct guard_site;
 inline void register_guard_site(guard_site* site);  // kpc_runtime.hpp: the session's list
@@ -489,6 +493,7 @@ struct guard_site {
   const char* label;
   std::atomic<int64_t> best_ns[2][classes];  // [0]: serial loop, [1]: parallel launch
   std::atomic<int> runs[2][classes];
+  std::atomic<int> decided[classes];  // calls since the class was learned
 
   explicit guard_site(const char* label_) : label(label_) {
     for (int path = 0; path < 2; ++path) {
@@ -497,6 +502,7 @@ struct guard_site {
         runs[path][c].store(0, std::memory_order_relaxed);
       }
     }
+    for (int c = 0; c < classes; ++c) decided[c].store(0, std::memory_order_relaxed);
     register_guard_site(this);
   }
 
@@ -512,15 +518,21 @@ struct guard_site {
            runs[1][c].load(std::memory_order_relaxed) >= kGuardSamples;
   }
 
-  // The path of the next call of class c: the one run fewer times while learning (the model's
-  // on a tie), then the faster.
-  bool serially(int c, bool model) const {
-    if (learned(c)) {
-      return best_ns[0][c].load(std::memory_order_relaxed) <= best_ns[1][c].load(std::memory_order_relaxed);
-    }
+  // While learning class c: the path run fewer times (the model's on a tie).
+  bool learning_serially(int c, bool model) const {
     const int serial_runs = runs[0][c].load(std::memory_order_relaxed);
     const int parallel_runs = runs[1][c].load(std::memory_order_relaxed);
     return serial_runs == parallel_runs ? model : serial_runs < parallel_runs;
+  }
+
+  // Once learned: the faster path.
+  bool faster_serially(int c) const {
+    return best_ns[0][c].load(std::memory_order_relaxed) <= best_ns[1][c].load(std::memory_order_relaxed);
+  }
+
+  // Whether this learned call of class c runs the slower path again (every kGuardRecheck-th).
+  bool recheck(int c) {
+    return decided[c].fetch_add(1, std::memory_order_relaxed) % kGuardRecheck == kGuardRecheck - 1;
   }
 
   void record(bool serial, int c, int64_t ns) {
@@ -550,7 +562,7 @@ class guard_call {
     start_ = std::chrono::steady_clock::now();
     return serial;
   }
-  const guard_site& site() const { return site_; }
+  guard_site& site() const { return site_; }
 
  private:
   guard_site& site_;
@@ -575,8 +587,10 @@ inline bool run_serially(int64_t trip_count, int64_t work, int64_t serial_below,
   const bool model = run_serially<ExecSpace>(trip_count, work, serial_below);
   if (!threads || amount < threshold / kGuardBand || amount > threshold * kGuardBand) return model;
   const int c = guard_site::class_of(work);
-  const bool serial = call.site().serially(c, model);
-  return call.site().learned(c) ? serial : call.timed(c, serial);
+  guard_site& site = call.site();
+  if (!site.learned(c)) return call.timed(c, site.learning_serially(c, model));
+  const bool faster = site.faster_serially(c);
+  return site.recheck(c) ? call.timed(c, !faster) : faster;
 #endif
 }
 
