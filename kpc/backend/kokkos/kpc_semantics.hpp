@@ -475,10 +475,11 @@ inline bool run_serially(int64_t trip_count, int64_t serial_below) {
 // 10^4-point stencil launched at 5.5 us where its serial loop takes about 4.4 us). For work
 // within kGuardBand of the model's threshold, the calls of each size class (two per octave of
 // work) alternate between the serial loop and the parallel launch until each has run
-// kGuardSamples times, then take the one whose best time was lower, untimed, except every
-// kGuardRecheck-th call of the class, which runs the other path once more, timed: a learning
-// call that something else slowed (another pool's threads spinning, a page fault) does not
-// settle the choice for the life of the process (in one run of the 2-thread suite jacobi_2d
+// kGuardSamples times, then take the one whose best time was lower, untimed, except two calls
+// in every kGuardRecheck of the class, which run the other path once more and the chosen one
+// once more, both timed (one path sampled more often would win on its luckiest sample): a
+// learning call that something else slowed (another pool's threads spinning, a page fault)
+// does not settle the choice for the life of the process (in one run of the 2-thread suite jacobi_2d
 // 100², whose regions are inside the band, took 147 µs a call against 68 µs in the run before).
 constexpr double kGuardBand = 8.0;
 constexpr int kGuardSamples = 3;
@@ -530,10 +531,9 @@ struct guard_site {
     return best_ns[0][c].load(std::memory_order_relaxed) <= best_ns[1][c].load(std::memory_order_relaxed);
   }
 
-  // Whether this learned call of class c runs the slower path again (every kGuardRecheck-th).
-  bool recheck(int c) {
-    return decided[c].fetch_add(1, std::memory_order_relaxed) % kGuardRecheck == kGuardRecheck - 1;
-  }
+  // Where this learned call of class c stands in its round of kGuardRecheck calls: the last two
+  // rerun the slower path, then the faster, timed.
+  int round_position(int c) { return decided[c].fetch_add(1, std::memory_order_relaxed) % kGuardRecheck; }
 
   void record(bool serial, int c, int64_t ns) {
     std::atomic<int64_t>& best = best_ns[serial ? 0 : 1][c];
@@ -590,7 +590,10 @@ inline bool run_serially(int64_t trip_count, int64_t work, int64_t serial_below,
   guard_site& site = call.site();
   if (!site.learned(c)) return call.timed(c, site.learning_serially(c, model));
   const bool faster = site.faster_serially(c);
-  return site.recheck(c) ? call.timed(c, !faster) : faster;
+  const int position = site.round_position(c);
+  if (position == kGuardRecheck - 2) return call.timed(c, !faster);
+  if (position == kGuardRecheck - 1) return call.timed(c, faster);
+  return faster;
 #endif
 }
 
