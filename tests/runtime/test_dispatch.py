@@ -218,8 +218,8 @@ def _total_in_fresh_interpreters(tmp_path, body: str):
 @pytest.mark.compile
 def test_the_guard_learns_where_its_model_is_unsure(tmp_path):
     """Near the model's threshold a region times its own calls, serial and parallel, three of
-    each per size class, then keeps the faster, untimed but for two calls in every 64, which
-    rerun both paths (kpc::guard_site);
+    each per size class, then keeps the faster, untimed but for two calls after 64 decided
+    calls and after each doubling, which rerun both paths (kpc::guard_site);
     kokkos_session.guard_sites() reports it. Results are the same whichever path runs. One
     thread: nothing to learn."""
     body = ("for n in [2 ** e for e in range(2, 21)]:\n"
@@ -252,9 +252,9 @@ def test_the_guard_learns_where_its_model_is_unsure(tmp_path):
             # each timed class ran both paths three times each, then no more timed calls
             assert all(serial == 3 and parallel == 3 for _, _, serial, parallel, _, _ in sites)
             assert all(0 < best_serial < 10 ** 9 and 0 < best_parallel < 10 ** 9 for *_, best_serial, best_parallel in sites)
-            # 8 + 200 calls: 6 learning, 202 decided, of which three rounds of 64 ended with one
-            # timed call of each path
-            assert [(serial, parallel) for _, _, serial, parallel, _, _ in again] == [(6, 6)]
+            # 8 + 200 calls: 6 learning, 202 decided; after 64 and after 128 of them, one timed
+            # call of each path
+            assert [(serial, parallel) for _, _, serial, parallel, _, _ in again] == [(5, 5)]
         else:
             assert sites == [] and again == []
 

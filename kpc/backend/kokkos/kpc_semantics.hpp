@@ -476,8 +476,10 @@ inline bool run_serially(int64_t trip_count, int64_t serial_below) {
 // within kGuardBand of the model's threshold, the calls of each size class (two per octave of
 // work) alternate between the serial loop and the parallel launch until each has run
 // kGuardSamples times, then take the one whose best time was lower, untimed, except two calls
-// in every kGuardRecheck of the class, which run the other path once more and the chosen one
-// once more, both timed (one path sampled more often would win on its luckiest sample): a
+// after kGuardRecheck decided calls of the class, and again after each doubling of that count
+// (64, 128, 256, ...), which run the other path once more and the chosen one once more, both
+// timed (one path sampled more often would win on its luckiest sample; rechecks at a fixed
+// rate cost a 16-thread launch every 64 calls, a quarter of a 0.6 µs kernel's time): a
 // learning call that something else slowed (another pool's threads spinning, a page fault)
 // does not settle the choice for the life of the process (in one run of the 2-thread suite jacobi_2d
 // 100², whose regions are inside the band, took 147 µs a call against 68 µs in the run before).
@@ -531,9 +533,14 @@ struct guard_site {
     return best_ns[0][c].load(std::memory_order_relaxed) <= best_ns[1][c].load(std::memory_order_relaxed);
   }
 
-  // Where this learned call of class c stands in its round of kGuardRecheck calls: the last two
-  // rerun the slower path, then the faster, timed.
-  int round_position(int c) { return decided[c].fetch_add(1, std::memory_order_relaxed) % kGuardRecheck; }
+  // How this learned call of class c runs: 1 the slower path, timed (the call before each
+  // power of two from kGuardRecheck), 2 the faster, timed (the call at it), 0 the faster.
+  int recheck(int c) {
+    const int d = decided[c].fetch_add(1, std::memory_order_relaxed);
+    if (d + 1 >= kGuardRecheck && ((d + 1) & d) == 0) return 1;
+    if (d >= kGuardRecheck && (d & (d - 1)) == 0) return 2;
+    return 0;
+  }
 
   void record(bool serial, int c, int64_t ns) {
     std::atomic<int64_t>& best = best_ns[serial ? 0 : 1][c];
@@ -590,10 +597,11 @@ inline bool run_serially(int64_t trip_count, int64_t work, int64_t serial_below,
   guard_site& site = call.site();
   if (!site.learned(c)) return call.timed(c, site.learning_serially(c, model));
   const bool faster = site.faster_serially(c);
-  const int position = site.round_position(c);
-  if (position == kGuardRecheck - 2) return call.timed(c, !faster);
-  if (position == kGuardRecheck - 1) return call.timed(c, faster);
-  return faster;
+  switch (site.recheck(c)) {
+    case 1: return call.timed(c, !faster);
+    case 2: return call.timed(c, faster);
+    default: return faster;
+  }
 #endif
 }
 
