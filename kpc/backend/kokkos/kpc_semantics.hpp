@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -689,6 +690,15 @@ inline Policy team_policy(int64_t league, int size, int vector = 1) {
   (void)vector;
   return size < 0 ? Policy(static_cast<int>(league), Kokkos::AUTO) : Policy(static_cast<int>(league), size);
 #endif
+}
+
+// Elements per block of a parallel element copy (dst[i] = src[i] over contiguous arrays, run as
+// one memmove per block): one block per thread, at least 16384 elements.
+template <class ExecSpace>
+inline int64_t copy_block(int64_t elements) {
+  const int64_t threads = static_cast<int64_t>(ExecSpace().concurrency());
+  const int64_t block = (elements + threads - 1) / (threads > 0 ? threads : 1);
+  return block > 16384 ? block : 16384;
 }
 
 // Iterations per chunk of a chunked host reduction: about 8 chunks per thread, at least 1024
