@@ -88,27 +88,26 @@ class _TeamBody:
                 read, written = set(), set()
             read |= reads
             written |= writes
-            if isinstance(stmt, n.For) and stmt.team is not None:
-                e.source_line(stmt)
-                self.nested_loop(stmt)
-            elif runs_once(stmt, self.combined):
-                self.once(lambda s=stmt: e.statement(s))
-            else:
-                e.statement(stmt)
+            self.statement(stmt, self.combined, "PerTeam")
 
     def thread_body(self, body) -> None:
         """The body of a team loop in a region with vector lanes: vector loops across the lanes,
         statements that write memory on one lane, the others on every lane (choose-teams'
         ``thread_blocker`` checked that no value set on one lane is read after)."""
-        e = self.emitter
         for stmt in body:
-            if isinstance(stmt, n.For) and stmt.team is not None:
-                e.source_line(stmt)
-                self.nested_loop(stmt)
-            elif runs_once(stmt, ()):
-                self.once(lambda s=stmt: e.statement(s), "PerThread")
-            else:
-                e.statement(stmt)
+            self.statement(stmt, (), "PerThread")
+
+    def statement(self, stmt, combined, level: str) -> None:
+        """A loop marked ``For.team`` across the next level down; a statement that runs once
+        (``runs_once`` with ``combined``) in ``Kokkos::single(Kokkos::<level>)``; any other as is."""
+        e = self.emitter
+        if isinstance(stmt, n.For) and stmt.team is not None:
+            e.source_line(stmt)
+            self.nested_loop(stmt)
+        elif runs_once(stmt, combined):
+            self.once(lambda s=stmt: e.statement(s), level)
+        else:
+            e.statement(stmt)
 
     def accesses(self, stmt) -> tuple:
         """``(arrays read, arrays written)`` by a statement, as root arrays (``ANY`` for a
@@ -128,7 +127,7 @@ class _TeamBody:
                 writes |= self.roots.get(base.id, {base.id}) if isinstance(base, n.Name) else {ANY}
         return reads, writes
 
-    def once(self, emit, level: str = "PerTeam") -> None:
+    def once(self, emit, level: str) -> None:
         e = self.emitter
         e.emit_line(f"Kokkos::single(Kokkos::{level}(kpc_team), [&]() {{")
         e.depth += 1
