@@ -99,7 +99,7 @@ def main(argv) -> int:
                                                kokkos_source(relative, source, name, variants, space))
         for suffix, job in jobs.items():
             try:
-                text = job()
+                text = job().replace(str(REPO), "<repo>")  # the same in any checkout
                 (out / f"{path.stem}.{suffix}").write_text(text)
             except Exception as error:  # the target refuses the file: keep the message
                 message = "".join(traceback.format_exception_only(type(error), error))
