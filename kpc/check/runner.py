@@ -110,6 +110,23 @@ def default_selection(case) -> Iterable[Variant]:
     return chosen
 
 
+def case_signatures(path, kernels=None) -> list:
+    """Numba signature strings of every input variant ``check_file`` runs, so one ahead-of-time
+    build covers them (the same selection as ``default_selection``)."""
+    from kpc.runtime.dispatch import format_type, typeof
+
+    signatures = []
+    for kernel, case in load_cases(path).cases.items():
+        if kernels and kernel not in kernels:
+            continue
+        for variant in default_selection(case):
+            inputs = make_inputs(case, variant.dtype, variant.sizes, variant.layout)
+            text = f"{kernel}({', '.join(format_type(typeof(arg)) for arg in inputs.args())})"
+            if text not in signatures:
+                signatures.append(text)
+    return signatures
+
+
 def check_file(path, target_module, target: str = "target", kernels: Iterable[str] | None = None,
                select: Callable = default_selection, reference=None, arrays: str = "numpy") -> CheckReport:
     """Compare ``target_module``'s kernels against the Numba reference on every selected variant.

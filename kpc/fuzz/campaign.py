@@ -183,7 +183,7 @@ def build_bisecting(module: GeneratedModule, names: list, out: str, space: str, 
 
 def build_once(module: GeneratedModule, names: list, out: str, space: str) -> tuple:
     """``(BuildReport, None)`` or ``(None, what went wrong)``: a raised exception or a failed compile."""
-    from kpc.cli import case_signatures
+    from kpc.check.runner import case_signatures
     from kpc.driver import build
 
     path = module_path(module, out, names)

@@ -9,7 +9,7 @@ import importlib
 import pytest
 
 
-@pytest.mark.parametrize("name", ["kpc.report", "kpc.driver", "kpc.cli", "kpc.runtime.dispatch",
+@pytest.mark.parametrize("name", ["kpc.report", "kpc.driver", "kpc.cli.bench", "kpc.runtime.dispatch",
                                   "kpc.runtime.fallback", "kpc.backend.kokkos.dropin"])
 def test_docstring_examples(name):
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.NORMALIZE_WHITESPACE)

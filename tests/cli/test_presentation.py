@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from kpc.cli import Progress, use_color
+from kpc.cli.common import Progress, use_color
 from kpc.report import paint_diagnostic
 
 DIAGNOSTIC = "m.py:3:10: error: unsupported construct 'list' in kernel 'f'\n    xs = [1, 2]\n         ^~~~~~\n  hint: x"
