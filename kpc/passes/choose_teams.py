@@ -6,7 +6,9 @@ from kpc.ir import nodes as n
 from kpc.ir.queries import statements, stmt_defs, stmt_uses, target_names
 from kpc.ir.types import UNKNOWN
 
-from .dependence import ArrayScope, analyze_nest, call_effects, live_out_of_loops
+from .array_accesses import ArrayScope, call_effects
+from .dependence import analyze_nest
+from .liveness import live_out_of_loops
 from .manager import Pass, register
 from .parallelize import constant_trip_count, unit_step
 

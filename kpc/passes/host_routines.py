@@ -7,10 +7,11 @@ them, the arrays and scalars it reads as its first arguments, the results last. 
 Kokkos backend calls ``kpc_linalg.hpp``; inside a parallel loop or a device function
 it refuses (the kernel falls back to Numba).
 
->>> from kpc.ir.nodes import Call, Function, Name, Param
+>>> from kpc.ir.nodes import NOLOC, Call, Function, Name, Param
 >>> from kpc.ir.printer import format_function
 >>> from kpc.ir.types import ArrayType, FLOAT64
->>> from kpc.passes.array_elements import ElementLowering, Namer, NOLOC
+>>> from kpc.passes.numpy_lowering.elements import ElementLowering
+>>> from kpc.passes.numpy_lowering.values import Namer
 >>> mat = ArrayType(FLOAT64, 2, "C")
 >>> f = Function("f", [Param("a", mat)], [])
 >>> results = host_routine(ElementLowering(f, Namer(f), NOLOC), Call("np.linalg.inv", [Name("a", mat)], "numpy",
@@ -33,7 +34,7 @@ from ..ir.queries import expr_names
 from ..ir.types import BOOL, INT64, NONE, ArrayType, TupleType, promote
 
 # Routines chosen elsewhere: for another form of a NumPy function (np.histogram with array
-# bins, np.cov(m, y)), and the matrix product (``array_elements``, where the context allows).
+# bins, np.cov(m, y)), and the matrix product (``numpy_lowering.products``, where the context allows).
 VARIANTS = {"histogram_edges", "cov_xy", "matmul"}
 # The NumPy function -> its routine (the variants are chosen by ``host_routine``).
 ROUTINES = {function: routine for routine, (function, _) in HOST_ROUTINES.items() if routine not in VARIANTS}

@@ -6,8 +6,8 @@ from kpc.ir import nodes as n
 from kpc.ir.queries import nested_bodies
 from kpc.ir.types import ArrayType, TupleType
 
-from .array_elements import clone
 from .manager import Pass, register
+from .numpy_lowering.values import clone
 
 # Inlined calls may return calls of their own: this many rounds, then what is left stays.
 _ROUNDS = 8

@@ -9,7 +9,7 @@ from kpc.ir.diagnostics import Diagnostic, source_line_at
 from kpc.ir.queries import assigned_names, expr_names, statements, stmt_defs
 from kpc.ir.types import INT64, SLICE, UNKNOWN, ArrayType
 
-from .dependence import ArrayScope
+from .array_accesses import ArrayScope
 from .manager import Pass, register
 
 

@@ -6,9 +6,11 @@ from kpc.ir import nodes as n
 from kpc.ir.diagnostics import Diagnostic, source_line_at
 from kpc.ir.queries import expr_names, statements
 
+from .array_accesses import ArrayScope, call_effects
 from .cost_guard import SERIAL_THRESHOLD
-from .dependence import ArrayScope, analyze_nest, call_effects, live_out_of_loops
+from .dependence import analyze_nest
 from .infer_dispatch import callers_first, calls_by_context, python_callers
+from .liveness import live_out_of_loops
 from .manager import Pass, register
 
 MAX_DEPTH = 3  # MDRange regions collapse at most three loops (2-D and 3-D)

@@ -5,7 +5,9 @@ from __future__ import annotations
 from kpc.ir import nodes as n
 from kpc.ir.types import UNKNOWN
 
-from .dependence import ArrayScope, analyze_nest, array_update, call_effects, live_out_of_loops, scalar_update
+from .array_accesses import ArrayScope, array_update, call_effects
+from .dependence import analyze_nest, scalar_update
+from .liveness import live_out_of_loops
 from .manager import Pass, register
 
 

@@ -3,7 +3,9 @@
 from kpc.ir import nodes as n
 from kpc.ir.module import Module
 from kpc.ir.types import FLOAT64, INT64, ArrayType
-from kpc.passes.dependence import analyze_nest, call_effects, exposed_reads, live_out_of_loops
+from kpc.passes.array_accesses import call_effects
+from kpc.passes.dependence import analyze_nest
+from kpc.passes.liveness import exposed_reads, live_out_of_loops
 
 F64_1D = ArrayType(FLOAT64, 1, "C")
 

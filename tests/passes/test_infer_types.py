@@ -11,7 +11,9 @@ import textwrap
 
 import pytest
 
+import kpc.passes.function_typing as function_typing_module
 import kpc.passes.infer_types as infer_types_module
+import kpc.passes.numpy_typing as numpy_typing_module
 from kpc.frontend import parse_module
 from kpc.ir import nodes as n
 from kpc.ir.diagnostics import KpcError
@@ -275,8 +277,10 @@ def test_return_type_agrees_with_numba(label, source, args):
     assert numba_name(module.functions["f"].return_type) == expected
 
 
-def test_module_docstring_example():
-    result = doctest.testmod(infer_types_module)
+@pytest.mark.parametrize("module", [infer_types_module, function_typing_module, numpy_typing_module],
+                         ids=lambda m: m.__name__)
+def test_module_docstring_example(module):
+    result = doctest.testmod(module)
     assert result.attempted > 0 and result.failed == 0
 
 

@@ -744,9 +744,12 @@ def test_parts_of_arrays_are_read_element_by_element():
 def test_module_doctests():
     import doctest
 
-    from kpc.passes import aliasing, array_elements, lowering_errors
+    from kpc.passes import aliasing, lowering_errors
+    from kpc.passes.numpy_lowering import (broadcasting, elements, local_arrays, loop_invariants, numpy_calls,
+                                           numpy_names, products, reductions, shapes, statements, ufuncs, values)
 
-    for module in (aliasing, array_elements, lowering_errors):
+    for module in (aliasing, lowering_errors, elements, shapes, broadcasting, numpy_calls, ufuncs, reductions,
+                   products, values, numpy_names, statements, local_arrays, loop_invariants):
         assert doctest.testmod(module).failed == 0
 
 

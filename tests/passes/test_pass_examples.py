@@ -14,9 +14,9 @@ import pytest
 from source_ir import load
 
 from kpc.ir.printer import format_function
-from kpc.passes import (choose_schedule, choose_teams, cost_guard, dependence, explain, flatten_mdrange, fold_triangular,
-                        host_routines,
-                        infer_dispatch, materialize_subviews, parallelize, recognize_reductions, simplify_powers)
+from kpc.passes import (array_accesses, choose_schedule, choose_teams, cost_guard, dependence, explain, flatten_mdrange,
+                        fold_triangular, host_routines, infer_dispatch, liveness, materialize_subviews, parallelize,
+                        recognize_reductions, simplify_powers, subscripts)
 from kpc.passes.explain import explain as explain_module
 from kpc.passes.manager import PASSES, PassContext, run_pipeline
 
@@ -211,8 +211,8 @@ def test_every_pass_of_mine_has_an_example():
     assert mine <= set(PASSES) and mine == set(EXAMPLES)
 
 
-@pytest.mark.parametrize("module", [dependence, explain, choose_schedule, choose_teams, cost_guard, flatten_mdrange,
-                                    fold_triangular,
+@pytest.mark.parametrize("module", [dependence, liveness, array_accesses, subscripts, explain, choose_schedule,
+                                    choose_teams, cost_guard, flatten_mdrange, fold_triangular,
                                     host_routines, infer_dispatch, materialize_subviews, parallelize,
                                     recognize_reductions, simplify_powers], ids=lambda m: m.__name__)
 def test_module_doctests(module):

@@ -1,0 +1,406 @@
+"""Result types of NumPy functions, array methods and ``np.random`` draws, as Numba types them (before lower-numpy).
+
+>>> from kpc.ir.types import FLOAT32, INT64, ArrayType, TupleType
+>>> print(numpy_call(n.Call("np.zeros", [n.TupleExpr([n.Const(3), n.Const(4)])]), [TupleType((INT64, INT64))], {}))
+f64[:, :] C
+>>> column_sums = n.Call(".sum", [n.Name("a")], kwargs={"axis": n.Const(0)})
+>>> print(numpy_call(column_sums, [ArrayType(FLOAT32, 2)], {"axis": INT64}))
+f32[:] C
+"""
+
+from __future__ import annotations
+
+from kpc.ir import intrinsics as lib
+from kpc.ir import nodes as n
+from kpc.ir.types import BOOL, FLOAT64, INT32, INT64, NONE, ArrayType, ScalarType, TupleType, Type
+
+from . import numba_rules as rules
+from .numba_rules import TypingFailure
+
+
+def numpy_call(node: n.Call, args: list, kwargs: dict) -> Type:
+    """The result type of a NumPy function or array method (before ``lower-numpy``)."""
+    method = node.func.startswith(".")
+    name = node.func[1:] if method else node.func[3:]
+    if not method and name in lib.NUMPY_UFUNCS:
+        if kwargs:
+            raise TypingFailure(f"np.{name}() keyword arguments ({', '.join(kwargs)}) are not supported")
+        return rules.ufunc_result(lib.NUMPY_UFUNCS[name], args)
+    if name in lib.NUMPY_REDUCTIONS:
+        return _reduction(node, name, args, kwargs, method)
+    if name in lib.NUMPY_ALLOCATIONS:
+        return _allocation(name, args, kwargs)
+    if name in lib.NUMPY_LIKE:
+        base = _array(args, 0, node.func)
+        fill = 2 if name == "full_like" else 1
+        dtype = kwargs.get("dtype") or (args[fill] if len(args) > fill else None)
+        dtype = rules.dtype_arg(dtype) if dtype is not None else base.dtype
+        return ArrayType(dtype, base.ndim, "C")
+    handler = _OTHER.get((method, name)) or _OTHER.get((None, name))
+    if handler is None:
+        raise TypingFailure(f"{node.func}() is not supported with these arguments")
+    return handler(node, args, kwargs)
+
+
+def random_call(node: n.Call, args: list) -> Type:
+    """The result type of ``np.random.<f>(...)`` (arguments bound by the frontend), as Numba
+    types it: float64 draws, ``randint`` in the integer type of its bounds, an int64 array for
+    ``randint(..., size)``; ``seed`` returns nothing.
+
+    >>> print(random_call(n.Call("np.random.randint", [n.Const(0), n.Const(9)]), [INT32, INT32]))
+    i32
+    >>> print(random_call(n.Call("np.random.normal", [n.Const(0.0), n.Const(1.0), n.Const(3)]), [FLOAT64] * 2 + [INT64]))
+    f64[:] C
+    """
+    name = node.func[len("np.random."):]
+    if name in ("rand", "randn"):
+        if not all(isinstance(a, ScalarType) and a.is_int for a in args):
+            raise TypingFailure(f"{node.func}() takes integer extents, got {', '.join(map(str, args))}")
+        return ArrayType(FLOAT64, len(args), "C") if args else FLOAT64
+    if name == "seed":
+        if len(args) != 1 or not (isinstance(args[0], ScalarType) and args[0].is_int):
+            raise TypingFailure(f"np.random.seed() takes one integer, got {', '.join(map(str, args)) or 'nothing'}")
+        return NONE
+    arity = len(lib.NUMPY_RANDOM[name])
+    size = args[arity - 1] if len(args) == arity and args[-1] != NONE else None
+    bounds = args[:arity - 1]
+    if name == "randint":
+        if not bounds:
+            raise TypingFailure("np.random.randint() needs an upper bound")
+        ints = [a for a in bounds if a != NONE]
+        if not all(isinstance(a, ScalarType) and a.is_int for a in ints):
+            raise TypingFailure(f"np.random.randint() bounds must be integers, got {', '.join(map(str, ints))}")
+        element = INT64 if size is not None else ints[0] if len(ints) == 1 else rules.unify(ints[0], ints[1])
+    else:
+        if not all(isinstance(a, ScalarType) and not a.is_complex for a in bounds):
+            raise TypingFailure(f"{node.func}() parameters must be real numbers, got {', '.join(map(str, bounds))}")
+        element = FLOAT64
+    return element if size is None else ArrayType(element, rules.shape_rank(size), "C")
+
+
+def _array(args: list, i: int, what: str) -> ArrayType:
+    if len(args) <= i or not isinstance(args[i], ArrayType):
+        got = args[i] if len(args) > i else "nothing"
+        raise TypingFailure(f"{what}() needs an array argument, got {got}")
+    return args[i]
+
+
+def _reduction(node: n.Call, name: str, args: list, kwargs: dict, method: bool) -> Type:
+    if not args:
+        raise TypingFailure(f"{node.func}() needs an array")
+    base = args[0]
+    if isinstance(base, ScalarType):
+        return rules.reduction_dtype(name, base)
+    base = _array(args, 0, node.func)
+    dtype = rules.reduction_dtype(name, base.dtype)
+    axis_node = node.kwargs.get("axis")
+    if axis_node is None and len(node.args) > 1:
+        axis_node = node.args[1]
+    if axis_node is None:
+        return dtype
+    if not (isinstance(axis_node, n.Const) and isinstance(axis_node.value, int)):
+        raise TypingFailure(f"{node.func}(axis=...) needs a constant axis")
+    axis = axis_node.value
+    if not -base.ndim <= axis < base.ndim:
+        raise TypingFailure(f"axis {axis} is out of range for {base}")
+    if name in ("any", "all", "median", "count_nonzero"):
+        raise TypingFailure(f"{node.func}() with an axis is not supported")
+    ndim = base.ndim - 1
+    return dtype if ndim == 0 else ArrayType(dtype, ndim, "C")
+
+
+def _allocation(name: str, args: list, kwargs: dict) -> Type:
+    if not args:
+        raise TypingFailure(f"np.{name}() needs a shape")
+    rank = rules.shape_rank(args[0])
+    position = 2 if name == "full" else 1
+    dtype = kwargs.get("dtype") or (args[position] if len(args) > position else None)
+    if dtype is not None:
+        element = rules.dtype_arg(dtype)
+    elif name == "full":
+        if len(args) < 2:
+            raise TypingFailure("np.full() needs a fill value")
+        fill = args[1]
+        if not isinstance(fill, ScalarType):
+            raise TypingFailure(f"np.full() fill value must be a number, got {fill}")
+        element = fill
+    else:
+        element = FLOAT64
+    return ArrayType(element, rank, "C")
+
+
+def _arange(node, args, kwargs):
+    if not 1 <= len(args) <= 3:
+        raise TypingFailure("np.arange() takes 1 to 3 arguments")
+    if "dtype" in kwargs:
+        return ArrayType(rules.dtype_arg(kwargs["dtype"]), 1, "C")
+    for t in args:
+        if not isinstance(t, ScalarType):
+            raise TypingFailure(f"np.arange() bounds must be numbers, got {t}")
+    dtype = INT64 if all(t.is_int or t.is_bool for t in args) else FLOAT64
+    return ArrayType(dtype, 1, "C")
+
+
+def _linspace(node, args, kwargs):
+    return ArrayType(FLOAT64, 1, "C")
+
+
+def _eye(node, args, kwargs):
+    dtype = rules.dtype_arg(kwargs["dtype"]) if "dtype" in kwargs else FLOAT64
+    return ArrayType(dtype, 2, "C")
+
+
+def _dot(node, args, kwargs):
+    if len(args) != 2:
+        raise TypingFailure(f"{node.func}() takes two arrays")
+    return rules.matmul(args[0], args[1])
+
+
+def _vdot(node, args, kwargs):
+    result = _dot(node, args, kwargs)
+    return result if isinstance(result, ScalarType) else result.dtype
+
+
+def _outer(node, args, kwargs):
+    a, b = _array(args, 0, node.func), _array(args, 1, node.func)
+    return ArrayType(rules.unify(a.dtype, b.dtype), 2, "C")
+
+
+def _where(node, args, kwargs):
+    if len(args) != 3:
+        raise TypingFailure("np.where() needs three arguments (condition, x, y)")
+    dtypes = [rules.dtype_of(t) for t in args[1:]]
+    dtype = dtypes[0] if dtypes[0] == dtypes[1] else rules.unify(dtypes[0], dtypes[1])
+    ndim = max((t.ndim for t in args if isinstance(t, ArrayType)), default=0)
+    return dtype if ndim == 0 else ArrayType(dtype, ndim, "C")
+
+
+def _same_c(node, args, kwargs):
+    base = _array(args, 0, node.func)
+    return ArrayType(base.dtype, base.ndim, "C")
+
+
+def _same(node, args, kwargs):
+    return _array(args, 0, node.func)
+
+
+def _transpose(node, args, kwargs):
+    if len(args) > 1:
+        raise TypingFailure(f"{node.func}() with axes is not supported")
+    return rules.attribute_type(_array(args, 0, node.func), "T")
+
+
+def _flat(node, args, kwargs):
+    base = _array(args, 0, node.func)
+    return ArrayType(base.dtype, 1, "C")
+
+
+def _reshape(node, args, kwargs):
+    base = _array(args, 0, node.func)
+    shape = args[1:]
+    if len(shape) == 1:
+        rank = rules.shape_rank(shape[0])
+    elif shape and all(isinstance(t, ScalarType) and t.is_int for t in shape):
+        rank = len(shape)
+    else:
+        raise TypingFailure("reshape() needs a shape")
+    return ArrayType(base.dtype, rank, "C")
+
+
+def _cumulative(node, args, kwargs):
+    base = _array(args, 0, node.func)
+    name = node.func.lstrip(".").replace("np.", "")
+    return ArrayType(rules.reduction_dtype(name, base.dtype), 1, "C")
+
+
+def _astype(node, args, kwargs):
+    base = _array(args, 0, node.func)
+    dtype = kwargs.get("dtype") or (args[1] if len(args) > 1 else None)
+    if dtype is None:
+        raise TypingFailure(".astype() needs a dtype")
+    return ArrayType(rules.dtype_arg(dtype), base.ndim, "C")
+
+
+def _fill(node, args, kwargs):
+    _array(args, 0, node.func)
+    if len(args) != 2 or not isinstance(args[1], ScalarType):
+        raise TypingFailure(".fill() needs one number")
+    return NONE
+
+
+def _item(node, args, kwargs):
+    return _array(args, 0, node.func).dtype
+
+
+def _clip(node, args, kwargs):
+    base = args[0]
+    if isinstance(base, ScalarType):
+        return base
+    base = _array(args, 0, node.func)
+    return ArrayType(base.dtype, base.ndim, "C")
+
+
+def _norm(node, args, kwargs):
+    base = _array(args, 0, node.func)
+    return base.dtype if base.dtype.is_float else FLOAT64
+
+
+def _sort_method(node, args, kwargs):
+    _array(args, 0, node.func)
+    return NONE
+
+
+def _argsort(node, args, kwargs):
+    base = _array(args, 0, node.func)
+    return ArrayType(INT64, base.ndim, "C")
+
+
+def _diff(node, args, kwargs):
+    base = _array(args, 0, node.func)
+    return ArrayType(base.dtype, base.ndim, "C")
+
+
+def _triangle(node, args, kwargs):
+    base = _array(args, 0, node.func)
+    if base.ndim != 2:
+        raise TypingFailure(f"{node.func}() of a {base.ndim}-D array (kpc: 2-D only)")
+    return ArrayType(base.dtype, 2, "C")
+
+
+def _flip(node, args, kwargs):
+    """``np.flip(a[, axis])``, ``np.fliplr``, ``np.flipud``: a reversed view of ``a`` (the
+    lowering reads through it; written through, it is rejected as other strided views)."""
+    base = _array(args, 0, node.func)
+    least = {"np.fliplr": 2, "np.flipud": 1}.get(node.func, 1)
+    if base.ndim < least:
+        raise TypingFailure(f"{node.func}() of a {base.ndim}-D array")
+    return ArrayType(base.dtype, base.ndim, "A")
+
+
+def _trace(node, args, kwargs):
+    return _array(args, 0, node.func).dtype
+
+
+def _isclose(node, args, kwargs):
+    ndim = max((t.ndim for t in args[:2] if isinstance(t, ArrayType)), default=0)
+    return BOOL if ndim == 0 else ArrayType(BOOL, ndim, "C")
+
+
+def _allclose(node, args, kwargs):
+    return BOOL
+
+
+def _round(node, args, kwargs):
+    base = args[0] if args else None
+    if isinstance(base, ArrayType):
+        return ArrayType(base.dtype, base.ndim, "C")
+    if isinstance(base, ScalarType) and not base.is_bool:
+        # Numba: float64 for any float (float32 too), int64 for any integer.
+        return FLOAT64 if base.is_float else INT64 if base.is_int else base
+    raise TypingFailure("np.round() needs a number or an array")
+
+
+def _join(node, args, kwargs):
+    name = node.func[3:]
+    if len(args) != 1 or not isinstance(args[0], TupleType) or not args[0].elements or \
+            not all(isinstance(e, ArrayType) for e in args[0].elements):
+        raise TypingFailure(f"np.{name}() needs a tuple of arrays")
+    arrays = args[0].elements
+    dtype = arrays[0].dtype
+    for a in arrays[1:]:
+        dtype = rules.unify(dtype, a.dtype)
+    ndim = max(a.ndim for a in arrays)
+    if name == "stack":
+        ndim += 1
+    elif name == "vstack":
+        ndim = max(ndim, 2)
+    return ArrayType(dtype, ndim, "C")
+
+
+def _linalg(node, args, kwargs):
+    """``np.linalg.solve/inv/cholesky`` as Numba types them: a float (or complex) 2-D ``a``, a
+    1-D or 2-D ``b`` of the same dtype; the result has ``a``'s dtype and ``b``'s rank."""
+    name = node.func
+    arrays = args[:2] if name == "np.linalg.solve" else args[:1]
+    for k, t in enumerate(arrays):
+        if not isinstance(t, ArrayType):
+            raise TypingFailure(f"{name}() only supported for array types, got {t}")
+        if not (k == 0 and t.ndim == 2 or k == 1 and t.ndim in (1, 2)):
+            raise TypingFailure(f"{name}() only supported on {'2-D' if k == 0 else '1 and 2-D'} arrays, got {t}")
+        if t.dtype.is_complex:
+            raise TypingFailure(f"{name}() of complex arrays (kpc: float32 and float64 only)")
+        if not t.dtype.is_float:
+            raise TypingFailure(f"{name}() only supported on float and complex arrays, got {t}")
+    if len(arrays) == 2 and arrays[0].dtype != arrays[1].dtype:
+        raise TypingFailure(f"{name}() only supports inputs that have homogeneous dtypes, got {arrays[0]} "
+                            f"and {arrays[1]}")
+    return ArrayType(arrays[0].dtype, arrays[-1].ndim, "C")
+
+
+def _real_array(t, what: str) -> ArrayType:
+    if not isinstance(t, ArrayType) or t.dtype.is_complex:
+        raise TypingFailure(f"{what} needs an array of real numbers, got {t}")
+    return t
+
+
+def _histogram(node, args, kwargs):
+    """``np.histogram(a, bins: int, range=None | (lo, hi))`` -> ``(counts i64[:], edges f64[:])``;
+    ``np.histogram(a, edges)`` of a 1-D array of edges -> ``(counts i64[:], edges)``, the edges as
+    given (Numba returns the same array and ignores ``range``)."""
+    a, bins, bounds = args
+    if _real_array(a, "np.histogram()").ndim != 1:
+        raise TypingFailure(f"np.histogram() of a {a.ndim}-D array (kpc: 1-D only)")
+    if isinstance(bins, ArrayType):
+        if _real_array(bins, "np.histogram(bins=...)").ndim != 1 or bins.dtype.is_bool:
+            raise TypingFailure(f"np.histogram(bins=...) takes a number of bins or a 1-D array of numbers "
+                                f"(the bin edges), got {bins}")
+        return TupleType((ArrayType(INT64, 1, "C"), bins))
+    if not (isinstance(bins, ScalarType) and bins.is_int):
+        raise TypingFailure(f"np.histogram(bins=...) takes an integer number of bins or a 1-D array of bin edges "
+                            f"in kpc, got {bins}")
+    if bounds != NONE and not (isinstance(bounds, TupleType) and len(bounds.elements) == 2 and all(
+            isinstance(e, ScalarType) and not e.is_complex for e in bounds.elements)):
+        raise TypingFailure(f"np.histogram(range=...) takes a pair of numbers, got {bounds}")
+    return TupleType((ArrayType(INT64, 1, "C"), ArrayType(FLOAT64, 1, "C")))
+
+
+def _cov(node, args, kwargs):
+    """``np.cov(m, y=None, rowvar=True, bias=False, ddof=None)`` of a 2-D ``m``, or of a 1-D or
+    2-D ``m`` and ``y`` (their rows stacked): float64, as Numba."""
+    m, y, rowvar, bias, ddof = args
+    _real_array(m, "np.cov()")
+    if y != NONE:
+        _real_array(y, "np.cov(m, y)")
+        for what, t in (("m", m), ("y", y)):
+            if t.ndim > 2:
+                raise TypingFailure(f"np.cov(): {what} has more than 2 dimensions")
+    elif m.ndim == 1:
+        raise TypingFailure("np.cov() of a 1-D array returns a 0-d array in Numba, which kpc does not represent "
+                            "(kpc: a 2-D m, or m and y)")
+    elif m.ndim != 2:
+        raise TypingFailure("np.cov(): m has more than 2 dimensions")
+    for what, t in (("rowvar", rowvar), ("bias", bias)):
+        if not (isinstance(t, ScalarType) and (t.is_bool or t.is_int)):
+            raise TypingFailure(f"np.cov({what}=...) takes a boolean, got {t}")
+    if ddof != NONE and not (isinstance(ddof, ScalarType) and (ddof.is_int or ddof.is_bool)):
+        raise TypingFailure(f"np.cov(ddof=...) takes an integer in kpc, got {ddof}")
+    return ArrayType(FLOAT64, 2, "C")
+
+
+_OTHER = {
+    (None, "arange"): _arange, (None, "linspace"): _linspace, (None, "eye"): _eye,
+    (None, "identity"): _eye, (None, "dot"): _dot, (None, "matmul"): _dot, (None, "vdot"): _vdot,
+    (None, "outer"): _outer, (None, "where"): _where, (None, "copy"): _same_c,
+    (None, "asarray"): _same, (None, "ascontiguousarray"): _same_c, (None, "transpose"): _transpose,
+    (None, "ravel"): _flat, (True, "flatten"): _flat, (None, "reshape"): _reshape,
+    (None, "cumsum"): _cumulative, (None, "cumprod"): _cumulative, (True, "astype"): _astype,
+    (True, "fill"): _fill, (True, "item"): _item, (None, "clip"): _clip, (False, "linalg.norm"): _norm,
+    (False, "sort"): _same_c, (True, "sort"): _sort_method, (None, "argsort"): _argsort,
+    (None, "diff"): _diff, (None, "trace"): _trace, (None, "isclose"): _isclose,
+    (None, "allclose"): _allclose, (False, "round"): _round, (False, "around"): _round,
+    (False, "concatenate"): _join, (False, "stack"): _join, (False, "hstack"): _join,
+    (False, "vstack"): _join, (True, "dot"): _dot, (False, "triu"): _triangle, (False, "tril"): _triangle,
+    (False, "flip"): _flip, (False, "fliplr"): _flip, (False, "flipud"): _flip,
+    (False, "linalg.solve"): _linalg, (False, "linalg.inv"): _linalg, (False, "linalg.cholesky"): _linalg,
+    (False, "histogram"): _histogram, (False, "cov"): _cov,
+}
