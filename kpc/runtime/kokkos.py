@@ -143,6 +143,76 @@ def find_kokkos(
     )
 
 
+DEVICE_BACKENDS = ("Cuda", "HIP", "SYCL", "OpenMPTarget", "OpenACC")
+
+
+@dataclass(frozen=True)
+class HostKokkos:
+    """The CPU Kokkos that the host build of a ``--space cuda`` module compiles against, or
+    why there is none (``install`` None, ``reason`` says what to do)."""
+
+    install: Optional[KokkosInstall]
+    reason: str = ""
+
+
+def find_host_kokkos(
+    device: KokkosInstall, environ: Optional[Mapping[str, str]] = None, python_prefix: Optional[str] = None
+) -> HostKokkos:
+    """The CPU Kokkos for the host build of a module whose device build uses ``device``.
+
+    A CUDA-enabled Kokkos cannot be compiled by the host compiler (its headers need nvcc), and
+    its OpenMP space reached through nvcc ran memory-bound kernels at 0.4-0.6x a CPU-only
+    build: the host build needs a Kokkos of its own. ``KPC_HOST_KOKKOS_ROOT`` names it; else
+    the first install without a device backend in ``CMAKE_PREFIX_PATH`` and then the Python
+    environment (where the bootstrap puts one). Both libraries live in one process, so their
+    ``libkokkoscore`` must differ in name (a dynamic loader loads one library per name):
+    ``scripts/cuda/host_kokkos.sh`` builds a CPU Kokkos whose libraries are named
+    ``libkpchost_kokkos*``.
+
+    >>> find_host_kokkos(KokkosInstall(Path("/k"), Path("/k"), Path("/k"), Path("/k"), "4.6.1", ("OpenMP",),
+    ...                                "KOKKOS_ROOT")).reason
+    'the Kokkos at /k has no device backend: it is the host build's own'
+    """
+    environ = os.environ if environ is None else environ
+    python_prefix = sys.prefix if python_prefix is None else python_prefix
+    if not any(backend in DEVICE_BACKENDS for backend in device.backends):
+        return HostKokkos(None, f"the Kokkos at {device.root} has no device backend: it is the host build's own")
+    named = environ.get("KPC_HOST_KOKKOS_ROOT", "").strip()
+    if named:
+        candidates = [_install_at_prefix_or_raise(Path(named), "KPC_HOST_KOKKOS_ROOT")]
+    else:
+        prefixes = [entry.strip() for entry in environ.get("CMAKE_PREFIX_PATH", "").split(os.pathsep) if entry.strip()]
+        found = (_install_at_prefix(Path(prefix), "host Kokkos") for prefix in prefixes + [python_prefix])
+        candidates = [install for install in found if install is not None and install.root != device.root]
+    for install in candidates:
+        if any(backend in DEVICE_BACKENDS for backend in install.backends):
+            if named:
+                return HostKokkos(None, f"KPC_HOST_KOKKOS_ROOT={named} has a device backend "
+                                        f"({', '.join(install.backends)}); the host build needs a CPU-only Kokkos")
+            continue
+        if "OpenMP" not in install.backends and "Serial" not in install.backends:
+            continue
+        if core_library_name(install) == core_library_name(device):
+            return HostKokkos(None, f"the host Kokkos at {install.root} and the device Kokkos at {device.root} "
+                                    f"both name their library {core_library_name(device)}, and one process loads "
+                                    "one library of a name: build the host one with scripts/cuda/host_kokkos.sh")
+        return HostKokkos(install)
+    return HostKokkos(None, "no CPU-only Kokkos found (KPC_HOST_KOKKOS_ROOT, CMAKE_PREFIX_PATH, the Python "
+                            "environment): build one with scripts/cuda/host_kokkos.sh or scripts/bootstrap.sh")
+
+
+def core_library_name(install: KokkosInstall) -> str:
+    """The name a dynamic loader knows the install's core library by: ``libkokkoscore.so.4.6``
+    (its soname: the file name up to the minor version), or the static archive's name."""
+    names = sorted({library.resolve().name for library in install.lib_dir.glob("lib*kokkoscore.*")},
+                   key=lambda name: (-name.count("."), name))  # copies (pip) as well as links
+    for name in names:
+        match = re.match(r"(lib\w*kokkoscore\.so(?:\.\d+\.\d+)?)", name)
+        if match:
+            return match.group(1)
+    return names[0] if names else ""
+
+
 def _install_at_prefix_or_raise(prefix: Path, variable: str) -> KokkosInstall:
     install = _install_at_prefix(prefix, variable)
     if install is None:
@@ -212,7 +282,7 @@ def _find_include_dir(prefix: Path) -> Optional[Path]:
 def _find_lib_dir(prefix: Path) -> Optional[Path]:
     for lib in _LIB_DIR_NAMES:
         candidate = prefix / lib
-        if any(candidate.glob("libkokkoscore.*")):
+        if any(candidate.glob("lib*kokkoscore.*")):
             return candidate
     return None
 

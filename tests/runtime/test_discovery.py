@@ -177,3 +177,61 @@ def test_kokkos_4_has_no_known_limits_and_other_majors_are_untested(tmp_path):
     five = find_kokkos({"KOKKOS_ROOT": str(make_install(tmp_path / "five", version="5.0.00"))})
     [limit] = known_limits(five, "GNU", "13.3.0")
     assert limit.startswith("Kokkos 5.0.00 (OpenMP, Serial): untested with kpc")
+
+
+# ------------------------------------------------------------------ the host build's Kokkos
+
+
+def make_library(prefix: Path, *names: str) -> None:
+    """Library files of an install, as the loader knows them (a real file, then links)."""
+    lib = prefix / "lib"
+    (lib / "libkokkoscore.so").unlink()
+    (lib / names[-1]).write_text("")
+    for name in names[:-1]:
+        (lib / name).symlink_to(names[-1])
+
+
+def test_host_kokkos_is_a_cpu_install_with_another_library_name(tmp_path):
+    from kpc.runtime.kokkos import core_library_name, find_host_kokkos
+
+    device = make_install(tmp_path / "cuda", backends=("CUDA", "OPENMP", "SERIAL"))
+    make_library(device, "libkokkoscore.so", "libkokkoscore.so.4.6", "libkokkoscore.so.4.6.1")
+    host = make_install(tmp_path / "host", backends=("OPENMP", "SERIAL"))
+    make_library(host, "libkpchost_kokkoscore.so", "libkpchost_kokkoscore.so.4.6",
+                 "libkpchost_kokkoscore.so.4.6.1")
+    cuda = find_kokkos({"KOKKOS_ROOT": str(device)})
+    assert core_library_name(cuda) == "libkokkoscore.so.4.6"
+    found = find_host_kokkos(cuda, {"KPC_HOST_KOKKOS_ROOT": str(host)})
+    assert found.install.root == host and found.reason == ""
+    # found without the variable too: CMAKE_PREFIX_PATH, then the Python environment
+    assert find_host_kokkos(cuda, {}, python_prefix=str(host)).install.root == host
+
+
+def test_host_kokkos_of_the_same_library_name_is_refused_with_the_way_out(tmp_path):
+    from kpc.runtime.kokkos import find_host_kokkos
+
+    device = make_install(tmp_path / "cuda", backends=("CUDA", "OPENMP", "SERIAL"))
+    make_library(device, "libkokkoscore.so", "libkokkoscore.so.4.6", "libkokkoscore.so.4.6.1")
+    host = make_install(tmp_path / "host", backends=("OPENMP", "SERIAL"))
+    make_library(host, "libkokkoscore.so", "libkokkoscore.so.4.6", "libkokkoscore.so.4.6.0")
+    found = find_host_kokkos(find_kokkos({"KOKKOS_ROOT": str(device)}), {"CMAKE_PREFIX_PATH": str(host)})
+    assert found.install is None
+    assert "libkokkoscore.so.4.6" in found.reason and "scripts/cuda/host_kokkos.sh" in found.reason
+
+
+def test_host_kokkos_skips_device_installs_and_says_when_there_is_none(tmp_path):
+    from kpc.runtime.kokkos import find_host_kokkos
+
+    device = make_install(tmp_path / "cuda", backends=("CUDA", "OPENMP", "SERIAL"))
+    other = make_install(tmp_path / "hip", backends=("HIP", "SERIAL"))
+    cuda = find_kokkos({"KOKKOS_ROOT": str(device)})
+    found = find_host_kokkos(cuda, {"CMAKE_PREFIX_PATH": str(other)}, python_prefix=str(tmp_path / "none"))
+    assert found.install is None and "no CPU-only Kokkos found" in found.reason
+    with pytest.raises(KokkosMisconfigured):
+        find_host_kokkos(cuda, {"KPC_HOST_KOKKOS_ROOT": str(tmp_path / "missing")})
+    assert "has a device backend" in find_host_kokkos(cuda, {"KPC_HOST_KOKKOS_ROOT": str(other)}).reason
+    # pip installs copies, not links: the versioned name still gives the soname
+    copies = make_install(tmp_path / "pip", version="3.4.01")
+    (copies / "lib" / "libkokkoscore.so.3.4.01").write_text("")
+    (copies / "lib" / "libkokkoscore.so.3.4").write_text("")
+    assert find_host_kokkos(cuda, {}, python_prefix=str(copies)).install.root == copies
