@@ -49,7 +49,16 @@ import atexit
 import os
 import threading
 
-_state = {"session": None, "module": None, "owned": False, "finalized": False, "pid": None, "random": None}
+def _new_state() -> dict:
+    return {"session": None, "module": None, "owned": False, "finalized": False, "pid": None, "random": None}
+
+
+# One session per Kokkos library in the process (``_kpc_kokkos_identity``, an address in it):
+# one for most processes; two where a --space cuda module runs its host build against a CPU
+# Kokkos and its device build against a CUDA one (kpc.runtime.placement). ``_state`` is the
+# first one started, the host's.
+_sessions: dict = {}
+_state = _new_state()
 _lock = threading.Lock()
 
 FORKED_CHILD_MESSAGE = (
@@ -91,39 +100,61 @@ def check_process() -> None:
     """
     if _state["pid"] is not None and _state["pid"] != os.getpid():
         raise ForkedChild(FORKED_CHILD_MESSAGE)
+    for state in list(_sessions.values()):
+        if state["pid"] is not None and state["pid"] != os.getpid():
+            raise ForkedChild(FORKED_CHILD_MESSAGE)
+
+
+def _state_of(module) -> dict:
+    """The session state of the Kokkos library ``module`` uses (modules of an older kpc, which
+    do not say, share the first)."""
+    identity = getattr(module, "_kpc_kokkos_identity", None)
+    if identity is None:
+        return _state
+    state = _sessions.get(identity)
+    if state is None:
+        first = not any(other is _state for other in _sessions.values())
+        state = _sessions[identity] = _state if first else _new_state()
+    return state
 
 
 def ensure_initialized(module) -> None:
-    """Attach ``module`` (a compiled kpc module) to the session, starting it (and Kokkos) if needed."""
+    """Attach ``module`` (a compiled kpc module) to the session of its Kokkos library, starting
+    it (and initializing that Kokkos) if needed."""
     check_process()  # before the lock, which a parent's thread may have held when it forked
     with _lock:
-        if _state["session"] is None:
-            if _state["finalized"]:
+        state = _state_of(module)
+        if state["session"] is None:
+            if state["finalized"]:
                 raise KokkosFinalized("Kokkos was finalized in this process; kpc modules cannot run after that")
             if not module._kpc_is_initialized():
                 module._kpc_initialize(thread_count())
-                _state["owned"] = True
-                atexit.register(finalize)
+                if not any(other["owned"] for other in [_state, *_sessions.values()]):
+                    atexit.register(finalize)
+                state["owned"] = True
             # On this thread, right after initialization: it is the one Kokkos made its master.
-            _state["session"] = module._kpc_start_session()
-            _state["module"] = module
-            _state["pid"] = os.getpid()
+            state["session"] = module._kpc_start_session()
+            state["module"] = module
+            state["pid"] = os.getpid()
         else:
-            module._kpc_attach_session(_state["session"])
+            module._kpc_attach_session(state["session"])
         # Modules whose kernels call np.random share one generator state (kpc_random.hpp):
         # the first creates it, the others attach to it.
         attach_random = getattr(module, "_kpc_attach_random", None)
         if attach_random is not None:
-            _state["random"] = attach_random(_state["random"])
+            state["random"] = attach_random(state["random"])
 
 
 def finalize() -> None:
-    """Finalize Kokkos if kpc initialized it (registered with ``atexit``); never in a forked child."""
-    module = _state["module"]
-    if module is None or not _state["owned"] or _state["finalized"] or _state["pid"] != os.getpid():
-        return
-    module._kpc_finalize()
-    _state["finalized"] = True
+    """Finalize each Kokkos kpc initialized (registered with ``atexit``); never in a forked child,
+    the device's before the host's."""
+    states = [state for state in _sessions.values() if state is not _state] + [_state]
+    for state in states:
+        module = state["module"]
+        if module is None or not state["owned"] or state["finalized"] or state["pid"] != os.getpid():
+            continue
+        module._kpc_finalize()
+        state["finalized"] = True
 
 
 def concurrency() -> int | None:
@@ -136,9 +167,13 @@ def guard_sites() -> list:
     """What the cost guard measured where its model was unsure (``kpc::guard_site``): one
     ``(region label, size class, serial runs, parallel runs, best serial ns, best parallel
     ns)`` per size class a region timed (class ``c`` holds work from ``2**(c/2)`` up); []
-    before a module initialized Kokkos."""
-    module = _state["module"]
-    return [] if module is None else list(module._kpc_guard_sites())
+    before a module initialized Kokkos. Placement sites (``kpc_placement.hpp``) are listed
+    too, labelled ``place:<function>``, host runs as serial and device runs as parallel."""
+    sites = []
+    for state in [_state] + [state for state in _sessions.values() if state is not _state]:
+        if state["module"] is not None:
+            sites += list(state["module"]._kpc_guard_sites())
+    return sites
 
 
 def serial_scale() -> float | None:
