@@ -230,6 +230,35 @@ py::array_t<T> empty_array(const int64_t* shape, int ndim) {
 // Coded arguments pack into one int, four to 64 bits (a tuple of those ints past four
 // arguments); otherwise the key is the tuple of the codes, with arg_key(value) for the others.
 // One int costs a fraction of a tuple of ints to build, hash and compare.
+// A CuPy array (cupy.ndarray, once CuPy is imported): even, 0x8000 | C-contiguous << 1 |
+// F-contiguous << 2 | dtype number << 4 | rank << 9 (rank below 64), as
+// kpc.runtime.dispatch.argument_code computes it; -1 for anything else.
+inline int cupy_argument_code(PyObject* value) {
+  static PyObject* cupy_type = nullptr;
+  if (cupy_type == nullptr) {
+    PyObject* cupy = PyDict_GetItemString(PyImport_GetModuleDict(), "cupy");  // borrowed
+    if (cupy == nullptr) return -1;
+    cupy_type = PyObject_GetAttrString(cupy, "ndarray");  // kept for the process
+    if (cupy_type == nullptr) {
+      PyErr_Clear();
+      return -1;
+    }
+  }
+  if (!PyObject_TypeCheck(value, reinterpret_cast<PyTypeObject*>(cupy_type))) return -1;
+  try {
+    py::handle array(value);
+    const int number = array.attr("dtype").attr("num").cast<int>();
+    const int ndim = array.attr("ndim").cast<int>();
+    if (number < 0 || number >= 32 || ndim >= 64) return -1;
+    py::object flags = array.attr("flags");
+    return 0x8000 | (flags.attr("c_contiguous").cast<bool>() ? 2 : 0) |
+           (flags.attr("f_contiguous").cast<bool>() ? 4 : 0) | (number << 4) | (ndim << 9);
+  } catch (const py::error_already_set&) {
+    PyErr_Clear();
+    return -1;
+  }
+}
+
 inline int argument_code(PyObject* value) {
   static const std::vector<PyTypeObject*>* scalar_types = [] {
     auto* types = new std::vector<PyTypeObject*>();  // never destroyed (see dispatch_key)
@@ -250,7 +279,7 @@ inline int argument_code(PyObject* value) {
   for (size_t k = 0; k < scalar_types->size(); ++k) {
     if ((*scalar_types)[k] == type) return static_cast<int>(k + 1) << 1;
   }
-  return -1;
+  return cupy_argument_code(value);
 }
 
 inline PyObject* dispatch_key(PyObject*, PyObject* const* args, Py_ssize_t nargs) try {
@@ -315,16 +344,27 @@ inline PyObject* dispatch_call(PyObject* self, PyObject* const* args, Py_ssize_t
   return PyObject_Vectorcall(function, args + 2, static_cast<size_t>(nargs - 2), nullptr);
 }
 
+}  // namespace kpc
+
+#include "kpc_placement.hpp"
+
+namespace kpc {
+
 // Functions through which kpc.runtime.kokkos_session initializes Kokkos once per
 // process (libkokkoscore is shared by all modules), shares the session between modules,
-// and finalizes Kokkos at exit; and _kpc_key and _kpc_call (dispatch_key, dispatch_call).
+// and finalizes Kokkos at exit; _kpc_key and _kpc_call (dispatch_key, dispatch_call); and
+// _kpc_placed (kpc_placement.hpp).
 inline void define_session_functions(py::module_& m) {
   static PyMethodDef key_definition = {"_kpc_key", reinterpret_cast<PyCFunction>(
                                            reinterpret_cast<void (*)(void)>(&dispatch_key)), METH_FASTCALL, nullptr};
   static PyMethodDef call_definition = {"_kpc_call", reinterpret_cast<PyCFunction>(
                                             reinterpret_cast<void (*)(void)>(&dispatch_call)), METH_FASTCALL, nullptr};
+  static PyMethodDef placed_definition = {"_kpc_placed", reinterpret_cast<PyCFunction>(
+                                              reinterpret_cast<void (*)(void)>(&placement::make_placed)),
+                                          METH_FASTCALL, nullptr};
   add_entry(m, &key_definition);
   add_entry(m, &call_definition);
+  add_entry(m, &placed_definition);
   read_serial_threshold_env();
   m.def("_kpc_initialize", [](int num_threads) {
     if (!Kokkos::is_initialized()) kpc::initialize(num_threads);
@@ -372,6 +412,9 @@ inline void define_session_functions(py::module_& m) {
     return Kokkos::DefaultHostExecutionSpace().concurrency();
   });
   m.attr("_kpc_kokkos_version") = KOKKOS_VERSION;
+  // Which Kokkos library this module uses (an address in it): modules of one process that use
+  // two (the host and the device build of a --space cuda module) keep a session for each.
+  m.attr("_kpc_kokkos_identity") = reinterpret_cast<uintptr_t>(&Kokkos::is_initialized);
 }
 
 }  // namespace kpc

@@ -576,6 +576,8 @@ class guard_call {
     start_ = std::chrono::steady_clock::now();
     return serial;
   }
+  // Record nothing for this call (it failed: its time says nothing about the path).
+  void cancel() { class_ = -1; }
   guard_site& site() const { return site_; }
 
  private:
