@@ -397,7 +397,8 @@ class Function:
     ``role``: ``entry`` (called from Python), ``device`` (called from kernels) or
     ``both`` (set by ``infer-dispatch``); ``docstring``: kept for the drop-in module;
     ``assumptions``: what ``infer-types`` assumed where no signature said (generic mode,
-    e.g. ``"cluster: f64[:, :] (dtype assumed float64; rank from cluster[i] passed to @distance)"``).
+    e.g. ``"cluster: f64[:, :] (dtype assumed float64; rank from cluster[i] passed to @distance)"``);
+    ``placement``: see ``kpc.passes.choose_placement``.
     """
 
     name: str
@@ -411,6 +412,9 @@ class Function:
     docstring: str | None = None
     loc: Loc = NOLOC
     assumptions: list = field(default_factory=list)
+    # (device?, why): whether a --space cuda build compiles this entry for the device
+    # (set by choose-placement; None before it ran)
+    placement: tuple | None = None
 
     def param(self, name: str) -> Param:
         for p in self.params:

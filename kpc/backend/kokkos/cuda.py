@@ -1,8 +1,8 @@
 """What the Kokkos C++ target does differently for ``--space cuda``.
 
 The memory scheme is described in ``kpc_cuda.hpp``: views live in CUDA managed memory,
-every parallel region is followed by ``Kokkos::fence()`` so host code after it sees its
-writes, NumPy arguments are staged into managed memory (copied back only if the kernel
+parallel regions are followed by ``Kokkos::fence()`` where host code after them may touch
+their arrays (``needs_fences``), NumPy arguments are staged into managed memory (copied back only if the kernel
 writes them), and CUDA arrays (CuPy) are used in place unless the entry dereferences
 arrays from host code. This module decides, from the IR, which entries do that, and
 adapts the bindings and the regions the generic emitter produces.
@@ -10,44 +10,27 @@ adapts the bindings and the regions the generic emitter produces.
 
 from __future__ import annotations
 
-from kpc.ir import nodes as n
-from kpc.ir.queries import nested_bodies, own_exprs
-from kpc.ir.types import ArrayType
+from kpc.passes.choose_placement import host_touches_arrays
 
 FENCE = "Kokkos::fence();  // cuda: host code after the region sees its writes"
 
 
-def host_access(module, name: str, has_regions: dict, seen=None) -> bool:
+def host_access(module, name: str, has_regions: dict) -> bool:
     """Whether calling ``name`` from Python dereferences array memory on the host.
 
     True for a function without parallel regions (it runs on the host), and for one whose
     statements outside its regions index an array or call another kernel (conservative).
     """
-    if not has_regions.get(name):
-        return True
-    function = module.functions[name]
+    return not has_regions.get(name) or host_touches_arrays(module.functions[name])
 
-    def touches(expr) -> bool:
-        for sub in n.walk(expr):
-            if isinstance(sub, n.Index) and isinstance(getattr(sub.base, "type", None), ArrayType):
-                return True
-            if isinstance(sub, n.Call) and sub.kind == "kernel":
-                return True
-        return False
 
-    def visit(stmts) -> bool:
-        for stmt in stmts:
-            if isinstance(stmt, n.For) and stmt.parallel is not None:
-                if any(touches(e) for e in (stmt.start, stmt.stop, stmt.step) if e is not None):
-                    return True
-                continue
-            if any(touches(e) for e in own_exprs(stmt) if e is not None):
-                return True
-            if any(visit(block) for block in nested_bodies(stmt)):
-                return True
-        return False
-
-    return visit(function.body)
+def needs_fences(module, host_variants) -> bool:
+    """Whether the regions of a specialization are followed by ``Kokkos::fence()``: when the host
+    code of one of its functions (``host_variants``: those emitted for host code) reads or
+    writes array memory, which a region still running could be changing. Otherwise regions
+    queue on the device without a host round trip each (a time loop around a stencil), and the
+    entry's result waits for them once (``call_scope::result``)."""
+    return any(host_touches_arrays(module.functions[name]) for name in host_variants)
 
 
 def adapt_entry(entry, module, name: str, has_regions: dict) -> None:
@@ -65,14 +48,15 @@ def adapt_entry(entry, module, name: str, has_regions: dict) -> None:
     entry.conversions = conversions
 
 
-def region_renderer(render):
-    """``render`` followed by a fence (regions on a GPU are asynchronous); 1-D regions launched
-    as grid-stride loops (``grid_stride``)."""
+def region_renderer(render, fenced: bool = True):
+    """``render`` followed by a fence when ``fenced`` (regions on a GPU are asynchronous:
+    ``needs_fences``); 1-D regions launched as grid-stride loops (``grid_stride``)."""
 
-    def render_with_fence(model) -> str:
-        return grid_stride(model, render(model)).rstrip("\n") + "\n" + FENCE
+    def render_for_cuda(model) -> str:
+        text = grid_stride(model, render(model))
+        return text.rstrip("\n") + "\n" + FENCE if fenced else text
 
-    return render_with_fence
+    return render_for_cuda
 
 
 def grid_stride(model, text: str) -> str:

@@ -35,7 +35,7 @@ from .functions import FunctionEmitter
 HERE = Path(__file__).resolve().parent
 INCLUDE_DIR = HERE
 HEADERS = ("kpc_compat.hpp", "kpc_semantics.hpp", "kpc_python.hpp", "kpc_runtime.hpp", "kpc_host.hpp",
-           "kpc_numpy.hpp", "kpc_cuda.hpp", "kpc_scatter.hpp", "kpc_random.hpp", "kpc_linalg.hpp", "kpc_blas.hpp",
+           "kpc_numpy.hpp", "kpc_placement.hpp", "kpc_cuda.hpp", "kpc_scatter.hpp", "kpc_random.hpp", "kpc_linalg.hpp", "kpc_blas.hpp",
            "kpc_support.cpp")
 # The support library linked into every host-space module (built once per toolchain and flags).
 SUPPORT_SOURCE = HERE / "kpc_support.cpp"
@@ -259,9 +259,6 @@ def emit_translation_unit(specializations, space: str = "openmp", source: str = 
     fastmath, scatter = True, False
     draws = any(isinstance(node, n.Call) and node.kind == "random"
                 for spec in specializations for node in n.walk(list(spec.module.functions.values())))
-    if draws and space == "cuda":
-        raise BackendError("np.random in kernels is translated for host execution spaces only "
-                           "(the pool kpc_random.hpp keeps is not reachable from CUDA device code)")
     routines = {node.func for spec in specializations for node in n.walk(list(spec.module.functions.values()))
                 if isinstance(node, n.Call) and node.kind == "builtin" and node.func in HOST_ROUTINES}
     products = "matmul" in routines
@@ -269,11 +266,14 @@ def emit_translation_unit(specializations, space: str = "openmp", source: str = 
     if linalg and space == "cuda":
         raise BackendError("np.linalg, np.histogram and np.cov are translated for host execution spaces only "
                            "(kpc_linalg.hpp runs on the host)")
-    render_region = cuda.region_renderer(_render_region) if space == "cuda" else _render_region
     for index, spec in enumerate(specializations):
         module = spec.module
         namespace = f"s{index}"
         needed, host_variant = _plan_variants(module, spec.entries)
+        render_region = _render_region
+        if space == "cuda":
+            fenced = cuda.needs_fences(module, {name for name, variant in needed if variant == "host"})
+            render_region = cuda.region_renderer(_render_region, fenced)
         has_regions = {name: _has_regions(f) for name, f in module.functions.items()}
         context = _UnitContext(module, namespace, host_variant, space)
         written = analysis.written_params(module)
