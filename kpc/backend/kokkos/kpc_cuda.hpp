@@ -145,6 +145,63 @@ inline int& cuda_arguments() {
   return count;
 }
 
+// What a CUDA array argument is: its memory, dtype, shape and strides (bytes).
+struct cuda_array {
+  void* data = nullptr;
+  py::dtype dtype;
+  bool readonly = false;
+  std::vector<py::ssize_t> extents, strides;
+};
+
+// cupy.ndarray, once CuPy is imported (nullptr before): its arrays are read through their
+// attributes, several times cheaper than building __cuda_array_interface__'s dict per call.
+inline PyObject* cupy_ndarray_type() {
+  static PyObject* type = nullptr;
+  if (type == nullptr) {
+    PyObject* modules = PyImport_GetModuleDict();
+    PyObject* cupy = PyDict_GetItemString(modules, "cupy");  // borrowed
+    if (cupy != nullptr) type = PyObject_GetAttrString(cupy, "ndarray");  // kept for the process
+    if (type == nullptr) PyErr_Clear();
+  }
+  return type;
+}
+
+inline std::vector<py::ssize_t> ssize_tuple(py::handle tuple) {
+  std::vector<py::ssize_t> values;
+  for (py::handle item : py::reinterpret_borrow<py::tuple>(tuple)) values.push_back(item.cast<py::ssize_t>());
+  return values;
+}
+
+inline cuda_array describe_cuda_array(py::handle object) {
+  cuda_array array;
+  PyObject* cupy = cupy_ndarray_type();
+  if (cupy != nullptr && PyObject_TypeCheck(object.ptr(), reinterpret_cast<PyTypeObject*>(cupy))) {
+    array.data = reinterpret_cast<void*>(object.attr("data").attr("ptr").cast<uintptr_t>());
+    array.dtype = py::reinterpret_borrow<py::dtype>(object.attr("dtype"));
+    array.extents = ssize_tuple(object.attr("shape"));
+    array.strides = ssize_tuple(object.attr("strides"));
+    return array;
+  }
+  py::dict interface = object.attr("__cuda_array_interface__");
+  array.extents = ssize_tuple(interface["shape"]);
+  array.dtype = py::dtype(interface["typestr"].cast<std::string>());
+  py::tuple data = interface["data"];
+  array.data = reinterpret_cast<void*>(data[0].cast<uintptr_t>());
+  array.readonly = data[1].cast<bool>();
+  py::object given = interface.contains("strides") ? py::object(interface["strides"]) : py::object(py::none());
+  if (given.is_none()) {
+    array.strides.assign(array.extents.size(), 0);
+    py::ssize_t stride = array.dtype.itemsize();
+    for (size_t k = array.extents.size(); k-- > 0;) {
+      array.strides[k] = stride;
+      stride *= array.extents[k];
+    }
+  } else {
+    array.strides = ssize_tuple(given);
+  }
+  return array;
+}
+
 // Copies a staged argument back into the caller's array after the call (written arrays only).
 struct CopyBack {
   py::object original;  // the caller's array
@@ -156,8 +213,7 @@ struct CopyBack {
     try {
       Kokkos::fence();
       if (cupy_target) {
-        py::dict interface = original.attr("__cuda_array_interface__");
-        auto pointer = reinterpret_cast<void*>(interface["data"].cast<py::tuple>()[0].cast<uintptr_t>());
+        void* pointer = describe_cuda_array(original).data;
         check(cudaMemcpy(pointer, staged.data(), static_cast<size_t>(staged.nbytes()), cudaMemcpyDefault),
               "copying a result back");
       } else if (direct) {
@@ -201,35 +257,24 @@ void check_layout(int flags, bool c_contiguous, bool f_contiguous, const char* f
 template <class T, int N, class Layout>
 device_arg<T, N, Layout> from_cuda_array(py::handle object, const char* function, const char* param, bool written,
                                          bool host_access) {
-  py::dict interface = object.attr("__cuda_array_interface__");
-  py::tuple shape = interface["shape"];
-  if (static_cast<int>(shape.size()) != N) {
+  cuda_array described = describe_cuda_array(object);
+  if (static_cast<int>(described.extents.size()) != N) {
     argument_error(true, function, param,
-                   "must be a " + std::to_string(N) + "-D array, got a " + std::to_string(shape.size()) +
+                   "must be a " + std::to_string(N) + "-D array, got a " + std::to_string(described.extents.size()) +
                        "-D array");
   }
-  std::string typestr = interface["typestr"].cast<std::string>();
-  py::dtype dtype(typestr);
+  const py::dtype& dtype = described.dtype;
   if (dtype.kind() != dtype_of<T>::kind || dtype.itemsize() != static_cast<py::ssize_t>(sizeof(T)) ||
-      typestr[0] == '>') {
+      dtype.byteorder() == '>') {
     argument_error(true, function, param,
                    std::string("must have dtype ") + dtype_of<T>::name + ", got " + std::string(py::str(dtype)));
   }
-  py::tuple data = interface["data"];
-  if (written && data[1].cast<bool>()) {
+  if (written && described.readonly) {
     argument_error(false, function, param, std::string("is read-only, but ") + function + "() writes to it");
   }
-  auto pointer = reinterpret_cast<T*>(data[0].cast<uintptr_t>());
-  std::vector<py::ssize_t> extents(N), strides(N);
-  for (int k = 0; k < N; ++k) extents[k] = shape[k].cast<py::ssize_t>();
-  py::object given = interface.contains("strides") ? py::object(interface["strides"]) : py::object(py::none());
-  if (given.is_none()) {
-    py::ssize_t stride = sizeof(T);
-    for (int k = N; k-- > 0;) { strides[k] = stride; stride *= extents[k]; }
-  } else {
-    py::tuple tuple = given;
-    for (int k = 0; k < N; ++k) strides[k] = tuple[k].cast<py::ssize_t>();
-  }
+  auto* pointer = static_cast<T*>(described.data);
+  const std::vector<py::ssize_t>& extents = described.extents;
+  const std::vector<py::ssize_t>& strides = described.strides;
   bool c_contiguous = true, f_contiguous = true;
   {
     py::ssize_t expected = sizeof(T);
@@ -252,10 +297,9 @@ device_arg<T, N, Layout> from_cuda_array(py::handle object, const char* function
     }
   }
   cuda_arguments() += 1;
-  // A NumPy array over the same memory: shape, strides and lifetime handled as for host arrays.
-  py::array alias(dtype, extents, strides, pointer, py::reinterpret_borrow<py::object>(object));
   if (!host_access || is_managed(pointer)) {
-    return {view_of_array<T, N, Layout>(alias), py::reinterpret_borrow<py::object>(object), nullptr};
+    return {view_of_memory<T, N, Layout>(pointer, extents, strides), py::reinterpret_borrow<py::object>(object),
+            nullptr};
   }
   // The entry dereferences arrays in host code: stage device-only memory through managed memory.
   py::array staged = managed_array(dtype, extents, std::is_same<Layout, Kokkos::LayoutLeft>::value);
@@ -265,9 +309,8 @@ device_arg<T, N, Layout> from_cuda_array(py::handle object, const char* function
   } else {
     py::module_ cupy = py::module_::import("cupy");
     py::object contiguous = cupy.attr("ascontiguousarray")(object);
-    py::dict contiguous_interface = contiguous.attr("__cuda_array_interface__");
-    auto source = reinterpret_cast<void*>(contiguous_interface["data"].cast<py::tuple>()[0].cast<uintptr_t>());
-    check(cudaMemcpy(staged.mutable_data(), source, static_cast<size_t>(staged.nbytes()), cudaMemcpyDefault),
+    cuda_array dense = describe_cuda_array(contiguous);
+    check(cudaMemcpy(staged.mutable_data(), dense.data, static_cast<size_t>(staged.nbytes()), cudaMemcpyDefault),
           "staging a CUDA array");
   }
   std::shared_ptr<CopyBack> copy_back;

@@ -22,6 +22,7 @@
 #include <Kokkos_Random.hpp>
 
 #include <cstdint>
+#include <type_traits>
 #include <memory>
 #include <random>
 #include <stdexcept>
@@ -64,6 +65,53 @@ inline uint64_t entropy_seed() {
   return (static_cast<uint64_t>(device()) << 32) ^ device();
 }
 
+#if defined(KPC_CUDA)
+// On a GPU, device code draws from a Random_XorShift64_Pool<Kokkos::Cuda> (one state per
+// resident thread, in device memory), and host code (the serial parts of a kernel) from the
+// host execution space's pool: a pool's states live where its space runs. Device code cannot
+// reach a host static, so attach() copies this module's device pool object (its views: state
+// and lock arrays in device memory) into a __device__ buffer of this module, which device code
+// reads in place.
+using device_pool_type = pool_type<Kokkos::Cuda>;
+__device__ alignas(device_pool_type) unsigned char device_pool_storage[sizeof(device_pool_type)];
+
+KOKKOS_INLINE_FUNCTION const device_pool_type& device_pool() {
+  return *reinterpret_cast<const device_pool_type*>(device_pool_storage);
+}
+#endif
+
+// The pool a draw in code for `Space` uses on this side (host or device) of the compile.
+template <class Space>
+struct drawing_space {
+  using type = Space;
+};
+#if defined(KPC_CUDA)
+template <>
+struct drawing_space<Kokkos::Cuda> {
+  using type = Kokkos::DefaultHostExecutionSpace;  // host code of a CUDA module
+};
+#endif
+
+template <class Space>
+inline void attach_pool() {
+  streams* shared = attached_streams();
+  if (module_pool<Space>::generation == shared->generation) return;
+  std::shared_ptr<void>& slot = shared->pools[typeid(pool_type<Space>).name()];
+  if (!slot) slot = std::make_shared<pool_type<Space>>(shared->seeded ? shared->seed : entropy_seed());
+  module_pool<Space>::pool = static_cast<pool_type<Space>*>(slot.get());
+  module_pool<Space>::generation = shared->generation;
+#if defined(KPC_CUDA)
+  if constexpr (std::is_same<Space, Kokkos::Cuda>::value) {
+    const cudaError_t status = cudaMemcpyToSymbol(device_pool_storage, module_pool<Space>::pool,
+                                                  sizeof(device_pool_type));
+    if (status != cudaSuccess) {
+      throw std::runtime_error(std::string("kpc: copying the random pool to the device: ") +
+                               cudaGetErrorString(status));
+    }
+  }
+#endif
+}
+
 // In the binding of a module that draws, under the session lock, before its kernel runs:
 // never inside a parallel region, where creating a pool would race.
 template <class Space>
@@ -72,11 +120,10 @@ inline void attach() {
   if (shared == nullptr) {
     throw std::runtime_error("kpc: this module was imported without kpc.runtime.loader, so it has no random state");
   }
-  if (module_pool<Space>::generation == shared->generation) return;
-  std::shared_ptr<void>& slot = shared->pools[typeid(pool_type<Space>).name()];
-  if (!slot) slot = std::make_shared<pool_type<Space>>(shared->seeded ? shared->seed : entropy_seed());
-  module_pool<Space>::pool = static_cast<pool_type<Space>*>(slot.get());
-  module_pool<Space>::generation = shared->generation;
+  attach_pool<typename drawing_space<Space>::type>();
+#if defined(KPC_CUDA)
+  if constexpr (std::is_same<Space, Kokkos::Cuda>::value) attach_pool<Kokkos::Cuda>();
+#endif
 }
 
 // np.random.seed(s): new pools for every execution space, from s. Host code only: the
@@ -125,14 +172,23 @@ KOKKOS_INLINE_FUNCTION uint64_t below(Generator& gen, uint64_t range) {
   return static_cast<uint64_t>(product >> 64);
 }
 
-// One draw from the calling thread's state.
-template <class Space, class Draw>
-KOKKOS_INLINE_FUNCTION auto draw(Draw&& body) {
-  const pool_type<Space>& pool = *module_pool<Space>::pool;
+// One draw from the calling thread's state (on a GPU: the device pool in device code, the
+// host pool in host code).
+template <class Pool, class Draw>
+KOKKOS_INLINE_FUNCTION auto draw_from(const Pool& pool, Draw& body) {
   auto gen = pool.get_state();
   const auto value = body(gen);
   pool.free_state(gen);
   return value;
+}
+
+template <class Space, class Draw>
+KOKKOS_INLINE_FUNCTION auto draw(Draw&& body) {
+#if defined(KPC_CUDA) && defined(__CUDA_ARCH__)
+  return draw_from(device_pool(), body);
+#else
+  return draw_from(*module_pool<typename drawing_space<Space>::type>::pool, body);
+#endif
 }
 
 // np.random.random() / rand() / random_sample()
