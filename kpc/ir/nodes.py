@@ -290,7 +290,10 @@ class ParallelInfo:
       of it and the run-time loops around it: the guard multiplies the trip count by the
       largest product of a path's trip counts before comparing; ``paired``: a dynamic region whose iterations' work
       rises or falls linearly with its index (a triangular inner loop): host spaces run
-      iterations ``t`` and ``n - 1 - t`` in one work item under a static schedule instead.
+      iterations ``t`` and ``n - 1 - t`` in one work item under a static schedule instead;
+    - ``host_form``: the form host spaces run the region in instead of a plain launch
+      (``choose-host-forms``; CUDA ignores it): ``element-copy`` (a ``memmove`` per thread
+      block), ``chunked-reduce`` (chunks of iterations, four local accumulators each), or "".
     """
 
     pattern: str = "for"
@@ -305,6 +308,7 @@ class ParallelInfo:
     serial_below: int | None = None
     serial_work: list = field(default_factory=list)
     paired: bool = False
+    host_form: str = ""
 
     @property
     def level(self) -> str:

@@ -120,6 +120,8 @@ def _parallel_header(loop: n.For) -> str:
     policy = info.policy if info.policy in ("Range", "Team") else f"MDRange{info.depth}D"
     if info.schedule != "static":
         policy += f" schedule={info.schedule}"
+    if info.host_form:
+        policy += f" host={info.host_form}"
     return f"{head} {policy}"
 
 

@@ -32,6 +32,7 @@ PIPELINES = {
         "simplify-powers",
         "choose-schedule",
         "choose-teams",
+        "choose-host-forms",
     ],
     "pykokkos": [
         "infer-types",
