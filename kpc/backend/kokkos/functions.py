@@ -87,6 +87,7 @@ class FunctionEmitter(StatementEmitter, AllocationEmitter, RegionEmitter, Combin
         declared once at the top of the function, which every binding converts to (a view
         is a handle: rebinding copies no data). LayoutRight when every binding allocates,
         LayoutStride otherwise. Their inline declarations are dropped from the plan."""
+        self.swapped = set()  # names bound by tuple assignments: their owner is found by memory
         if self.variant != "host":
             return {}
         bindings: dict = {}
@@ -97,8 +98,13 @@ class FunctionEmitter(StatementEmitter, AllocationEmitter, RegionEmitter, Combin
                     for name in assigned_names([stmt]):
                         bindings.setdefault(name, []).append(None)  # bound in a region: not here
                     continue
-                if isinstance(stmt, n.Assign) and isinstance(stmt.target, n.Name):
-                    bindings.setdefault(stmt.target.id, []).append(stmt)
+                if isinstance(stmt, n.Assign):
+                    targets = stmt.target.elements if isinstance(stmt.target, n.TupleExpr) else [stmt.target]
+                    for target in targets:  # u, v = v, u binds both names
+                        if isinstance(target, n.Name):
+                            bindings.setdefault(target.id, []).append(stmt)
+                            if len(targets) > 1:
+                                self.swapped.add(target.id)
                 for nested in nested_bodies(stmt):
                     visit(nested)
 
@@ -109,8 +115,14 @@ class FunctionEmitter(StatementEmitter, AllocationEmitter, RegionEmitter, Combin
             t = self.types.get(name)
             if not isinstance(t, ArrayType) or len(stmts) < (1 if name in params else 2) or None in stmts:
                 continue
-            allocates = name not in params and all(is_allocation(s.value) for s in stmts)
-            layout = "Kokkos::LayoutRight" if allocates else "Kokkos::LayoutStride"
+            values = [_bound_value(s, name) for s in stmts]
+            allocates = name not in params and all(is_allocation(v) for v in values)
+            # parameters and allocations swapped among C-contiguous arrays (a double buffer)
+            # stay LayoutRight: their regions index without strides
+            contiguous = t.layout == "C" and all(
+                is_allocation(v) or isinstance(v, n.Name) and getattr(self.types.get(v.id), "layout", None) == "C"
+                for v in values)
+            layout = "Kokkos::LayoutRight" if allocates or contiguous else "Kokkos::LayoutStride"
             rebound[name] = f"kpc::view<{scalar_type(t.dtype)}, {t.ndim}, {layout}>"
             self.plan.inline -= {(id(s), name) for s in stmts}
             for names in self.plan.top.values():
@@ -257,7 +269,8 @@ class FunctionEmitter(StatementEmitter, AllocationEmitter, RegionEmitter, Combin
         """A returned value as a Python object: arrays are the NumPy arrays that own them."""
         if isinstance(t, ArrayType):
             owned = self.owned_arrays(expr.id) if isinstance(expr, n.Name) else None
-            if owned and expr.id in self.rebound and all(name in self.owners for name in owned):
+            if owned and expr.id in self.rebound and expr.id not in self.swapped \
+                    and all(name in self.owners for name in owned):
                 return self.owners[expr.id]  # the array its last binding viewed (rebound_arrays)
             if owned and len(owned) == 1 and owned[0] in self.owners:
                 return self.owners[owned[0]]  # the array itself, or a name bound only to it (``e = edges``)
@@ -275,3 +288,14 @@ class FunctionEmitter(StatementEmitter, AllocationEmitter, RegionEmitter, Combin
             return f"kpc::make_tuple({inner})"
         return f"kpc::box({self.expr.emit(expr, t)})"
 
+
+def _bound_value(stmt, name: str):
+    """The value ``stmt`` binds to ``name``: its value, or for ``u, v = v, u`` the element of the
+    tuple at the name's place (None when the value is not a tuple written out)."""
+    if not isinstance(stmt.target, n.TupleExpr):
+        return stmt.value
+    if isinstance(stmt.value, n.TupleExpr) and len(stmt.value.elements) == len(stmt.target.elements):
+        for target, value in zip(stmt.target.elements, stmt.value.elements):
+            if isinstance(target, n.Name) and target.id == name:
+                return value
+    return None
