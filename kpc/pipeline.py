@@ -15,23 +15,17 @@ argument types of a new call (through ``kpc.compiler()``, the façade ``kpc.api`
 Each step takes and returns IR or plain data; ``kpc.compile_setup`` holds what compiling a
 unit needs besides its text (install, flags, cache key, shared objects).
 
->>> import textwrap, tempfile, os
->>> src = textwrap.dedent('''
-...     from numba import njit
-...     @njit
-...     def add(a, b):
-...         return a + b
-... ''')
->>> with tempfile.TemporaryDirectory() as d:
-...     path = os.path.join(d, "m.py")
-...     _ = open(path, "w").write(src)
-...     module = load_module(path, signatures=["add(f8, i8)"])
-...     typed = specialize(path, src, [("add", (("scalar", "float64"), ("scalar", "float64")))])
-...     unit = emit_unit(typed.typed, "openmp", path)
->>> [(p.name, str(p.type)) for p in module.functions["add"].params]
-[('a', 'f64'), ('b', 'i64')]
->>> typed.rounds, typed.symbol("add", (("scalar", "float64"), ("scalar", "float64")))
-([{'add': (('scalar', 'float64'), ('scalar', 'float64'))}], 'add__s0')
+>>> import os, tempfile
+>>> path = os.path.join(tempfile.mkdtemp(), "m.py")
+>>> _ = open(path, "w").write("from numba import njit\\n\\n@njit\\ndef add(a, b):\\n    return a + b\\n")
+>>> source = read_source(path)
+>>> list(load_module(path, source=source).functions)
+['add']
+>>> f8 = ("scalar", "float64")
+>>> typed = specialize(path, source, [("add", (f8, f8))])
+>>> [str(p.type) for p in typed.typed[0].module.functions["add"].params], typed.symbol("add", (f8, f8))
+(['f64', 'f64'], 'add__s0')
+>>> unit = emit_unit(typed.typed, "openmp", path)
 >>> [(e.symbol, unit.space) for e in unit.entries]
 [('add__s0', 'openmp')]
 """
@@ -63,8 +57,9 @@ def build_kokkos(path, out, signatures=None, space: str = "openmp", strict: bool
     raise instead). A function without a signature is typed for the arguments of each
     call: when its typing under assumed argument types (float64 for unknown dtypes) fails,
     it is still translated (``BuildResult.deferred``), and a call whose types kpc cannot
-    type or compile runs the Numba function with a warning. ``auto_parallel=False``: only ``prange`` loops run in parallel (also for
-    the specializations the drop-in module compiles later).
+    type or compile runs the Numba function with a warning. ``auto_parallel=False``: only
+    ``prange`` loops run in parallel (also for the specializations the drop-in module compiles
+    later).
     """
     from kpc.compile_setup import check_space
     from kpc.runtime.cache import BuildCache
