@@ -42,7 +42,7 @@ def main(argv=None) -> int:
 
     import numpy as np
 
-    from kpc.driver import build
+    from kpc.build_file import build
 
     folder = tempfile.mkdtemp(prefix="kpc-percall-")
     source = os.path.join(folder, "percall_kernel.py")

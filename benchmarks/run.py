@@ -56,7 +56,7 @@ def main(argv=None) -> int:
     from kpc.check.inputs import make_inputs
     from kpc.check.runner import import_path
     from kpc.check.spec import load_cases
-    from kpc.driver import build
+    from kpc.build_file import build
     from kpc.runtime.dispatch import format_type, typeof
     from suite import SUITES, quick
 

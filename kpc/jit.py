@@ -1,10 +1,11 @@
-"""``@kpc.jit``: use kpc in place of ``numba.njit`` on a function of an ordinary module.
+"""The ``@kpc.jit`` decorator: use kpc in place of ``numba.njit`` on a function of an ordinary module.
 
 The decorated function is compiled through kpc's Kokkos C++ target on its first
 call: kpc reads the function's source file (it needs one: not for functions typed
 into a REPL), builds that module's kernels into a drop-in module under the build
-cache, and from then on calls the Kokkos version, compiling a new specialization
-for each new argument-type signature as Numba does. When kpc cannot translate the
+cache (``kpc.api.build``, once per process and source text), and from then on calls
+the Kokkos version, compiling a new specialization for each new argument-type
+signature as Numba does. When kpc cannot translate the
 function (an unsupported construct) it warns and runs the function with ``numba.njit``
 and the same options instead; argument types it cannot type or compile run the Numba
 version for those types only (a ``KpcFallbackWarning`` each); ``strict=True`` raises
@@ -37,9 +38,6 @@ import warnings
 from kpc.runtime.fallback import KpcFallbackWarning  # noqa: F401  (also kpc.jit.KpcFallbackWarning)
 
 _NUMBA_OPTIONS = ("parallel", "fastmath", "cache", "nogil", "boundscheck", "error_model", "inline", "locals")
-
-
-
 
 _builds: dict = {}
 _builds_lock = threading.Lock()

@@ -31,7 +31,7 @@ def check_one(path: str) -> dict:
     """Build ``path``, call its cases through the drop-in module; a JSON-able summary."""
     from kpc.check.runner import check_file, import_path
     from kpc.check.spec import load_cases
-    from kpc.driver import build
+    from kpc.build_file import build
 
     started = time.perf_counter()
     cases = load_cases(path).cases

@@ -44,29 +44,30 @@ def signatures_of(path) -> list:
 
 def requests_of(path, source, signatures) -> dict:
     """kernel -> its argument-type tuples: the signatures given, else the eager ones."""
-    from kpc import api
+    from kpc import pipeline
     from kpc.ir.signature import parse_signature
+    from kpc.ir.types import runtime_type
 
     entries: dict = {}
     for text in signatures:
         parsed = parse_signature(text)
-        entries.setdefault(parsed.name, []).append(tuple(api._runtime_type(t) for t in parsed.args))
+        entries.setdefault(parsed.name, []).append(tuple(runtime_type(t) for t in parsed.args))
     if not entries:
-        generic = api.load_module(path, source=source)
+        generic = pipeline.load_module(path, source=source)
         for name, function in generic.functions.items():
             for text in function.signatures:
                 parsed = parse_signature(text)
-                entries.setdefault(name, []).append(tuple(api._runtime_type(t) for t in parsed.args))
+                entries.setdefault(name, []).append(tuple(runtime_type(t) for t in parsed.args))
     return entries
 
 
 def kokkos_source(path, source, name, variants, space) -> str:
-    from kpc import api
+    from kpc import pipeline
     from kpc.backend.kokkos.emitter import Specialization, emit_translation_unit
 
     specializations = []
     for types in variants:
-        module = api._typed_specialization(str(path), source, {name: types})
+        module = pipeline.typed_specialization(str(path), source, {name: types})
         specializations.append(Specialization(module, [name]))
     stem = Path(path).stem
     return emit_translation_unit(specializations, space=space, source=str(path),
@@ -74,10 +75,10 @@ def kokkos_source(path, source, name, variants, space) -> str:
 
 
 def pykokkos_source(path, source, signatures) -> str:
-    from kpc import api
+    from kpc import pipeline
 
-    result, _ = api._emit_pykokkos(str(path), "/snapshot/" + Path(path).name, signatures or None, None,
-                                   source, True)
+    result, _ = pipeline.emit_pykokkos(str(path), "/snapshot/" + Path(path).name, signatures or None, None,
+                                       source, True)
     return result.source
 
 

@@ -44,14 +44,14 @@ def host_and_device(a):
 
 
 def _unit(tmp_path, space):
-    from kpc import api
+    from kpc import pipeline
     from kpc.backend.kokkos.emitter import Specialization, emit_translation_unit
 
     source = tmp_path / "kernels.py"
     source.write_text(KERNELS)
     f64 = typeof(np.zeros(3))
     entries = {"triad": (f64, f64, f64, ("scalar", "float64")), "total": (f64,), "host_and_device": (f64,)}
-    module = api._typed_specialization(str(source), KERNELS, entries, True)
+    module = pipeline.typed_specialization(str(source), KERNELS, entries, True)
     return emit_translation_unit([Specialization(module, list(entries))], space=space, source=str(source))
 
 
@@ -155,7 +155,7 @@ def test_what_the_cuda_space_refuses_is_found_before_compiling(tmp_path):
     """Host-only constructs (np.linalg, per-thread pools of arrays whose size the loop does not
     change) keep a kernel as Numba for --space cuda, found by the checks that run before any
     compile (they emit for the build's space), not by a failing build."""
-    from kpc.api import _failing_requests, _untranslatable, load_module
+    from kpc.pipeline import failing_requests, load_module, untranslatable
 
     path = tmp_path / "host_only.py"
     path.write_text('''
@@ -180,11 +180,11 @@ def rows(x):
 ''')
     source = path.read_text()
     generic = load_module(str(path), source=source)
-    assert _untranslatable(str(path), source, generic, space="openmp") == {}
-    assert set(_untranslatable(str(path), source, generic, space="cuda")) == {"inverse", "rows"}
+    assert untranslatable(str(path), source, generic, space="openmp") == {}
+    assert set(untranslatable(str(path), source, generic, space="cuda")) == {"inverse", "rows"}
     requests = [("inverse", (("array", "float64", 2, "C"),)), ("rows", (("array", "float64", 2, "C"),))]
-    assert _failing_requests(str(path), source, requests, space="openmp") == {}
-    failing = _failing_requests(str(path), source, requests, space="cuda")
+    assert failing_requests(str(path), source, requests, space="openmp") == {}
+    failing = failing_requests(str(path), source, requests, space="cuda")
     assert "host execution spaces only" in failing["inverse"] and "constant shape" in failing["rows"]
 
 

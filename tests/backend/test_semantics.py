@@ -195,7 +195,7 @@ def test_an_index_out_of_bounds_in_a_prange_loop_raises_index_error(modules):
 
 
 def test_the_pykokkos_target_keeps_boundscheck_kernels_as_numba(tmp_path):
-    from kpc.driver import build
+    from kpc.build_file import build
 
     source = tmp_path / "checked.py"
     source.write_text("from numba import njit\n\n@njit(boundscheck=True)\ndef get(a, i):\n    return a[i]\n\n"

@@ -149,7 +149,7 @@ def test_loops_inside_team_loops_run_on_vector_lanes_and_writes_on_one_lane():
 VECTOR_RUNNER = r"""
 import os, sys
 from kpc.check.runner import case_signatures, check_file, import_path
-from kpc.driver import build
+from kpc.build_file import build
 path, out = sys.argv[1], sys.argv[2]
 report = build(path, target="kokkos", out=out, space="openmp", signatures=case_signatures(path), write_report=False)
 assert report.ok(), report.format_table(color=False)

@@ -19,7 +19,7 @@ import numba
 import numpy as np
 import pytest
 
-from kpc.driver import build
+from kpc.build_file import build
 from kpc.report import validate
 from kpc.runtime.fallback import KpcFallbackWarning
 

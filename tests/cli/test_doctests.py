@@ -9,8 +9,8 @@ import importlib
 import pytest
 
 
-@pytest.mark.parametrize("name", ["kpc.report", "kpc.driver", "kpc.cli.bench", "kpc.runtime.dispatch",
-                                  "kpc.runtime.fallback", "kpc.backend.kokkos.dropin"])
+@pytest.mark.parametrize("name", ["kpc.report", "kpc.build_file", "kpc.pipeline", "kpc.compile_setup", "kpc.cli.bench",
+                                  "kpc.runtime.dispatch", "kpc.runtime.fallback", "kpc.backend.kokkos.dropin"])
 def test_docstring_examples(name):
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0 and result.attempted > 0

@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from kpc.driver import build
+from kpc.build_file import build
 from kpc.runtime.fallback import KpcFallbackWarning
 
 SOURCE = textwrap.dedent("""

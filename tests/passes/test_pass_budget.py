@@ -12,7 +12,7 @@ import pytest
 
 import kpc.passes.budget as budget_module
 from kpc import cli
-from kpc.driver import build
+from kpc.build_file import build
 from kpc.frontend import parse_module
 from kpc.passes.budget import PassBudgetExceeded, file_budget
 from kpc.passes.manager import PASSES, PIPELINES, Pass, PassContext, run_pipeline

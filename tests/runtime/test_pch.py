@@ -120,11 +120,11 @@ def test_concurrent_processes_build_it_once(fake_compiler, tmp_path):
 def test_module_key_ignores_the_pch(monkeypatch):
     """A module compiled with or without the PCH is the same module: the PCH flags are not in
     the command its cache key hashes."""
-    from kpc.api import _leading_include
+    from kpc.compile_setup import leading_include
 
-    assert _leading_include('// generated\n\n#include "kpc_numpy.hpp"\n#include "kpc_random.hpp"\n') == \
+    assert leading_include('// generated\n\n#include "kpc_numpy.hpp"\n#include "kpc_random.hpp"\n') == \
         "kpc_numpy.hpp"
-    assert _leading_include('// cuda\n#define KPC_CUDA 1\n#include "kpc_cuda.hpp"\n') is None
+    assert leading_include('// cuda\n#define KPC_CUDA 1\n#include "kpc_cuda.hpp"\n') is None
 
 
 # --------------------------------------------------------------------------- real GCC

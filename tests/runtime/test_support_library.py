@@ -227,7 +227,7 @@ def test_a_support_library_that_fails_to_compile_runs_numba_at_the_first_call(tm
     KPC_MODULE_NAME): the first call warns with the compiler's error and runs the Numba function,
     and no object is left to link."""
     from kpc import KpcFallbackWarning
-    from kpc.driver import build as driver_build
+    from kpc.build_file import build as driver_build
 
     header = tmp_path / "no_support.h"
     header.write_text("#ifndef KPC_MODULE_NAME\n#error kpc test: the support library does not compile\n#endif\n")

@@ -1,0 +1,677 @@
+"""The compiler pipeline: a Python file's Numba kernels to a drop-in module, one named step after another.
+
+    source ──load_module──▶ IR module ──specialize──▶ typed specializations, holding the
+    decisions of the target's passes ──emit_unit──▶ emitted units (a C++ translation unit;
+    emit_pykokkos: a PyKokkos module's text) ──compile_unit──▶ compiled objects (a build
+    cache entry)
+
+``build_kokkos`` (``kpc.api.build``, ``kpc build``) walks it once, top to bottom as written
+here: ``load_module``; ``plan_kokkos_build`` (which functions are translated, typed at each
+call or kept as Numba, checked without compiling); ``compile_specializations`` (the
+functions with signatures: ``specialize``, ``emit_unit``, ``compile_unit``);
+``emit_dropin_module``. ``build_pykokkos`` is the PyKokkos target's walk. A drop-in module
+calls back into ``compile_specializations`` and ``build_pykokkos_specialization`` for the
+argument types of a new call (through ``kpc.compiler()``, the façade ``kpc.api``).
+Each step takes and returns IR or plain data; ``kpc.compile_setup`` holds what compiling a
+unit needs besides its text (install, flags, cache key, shared objects).
+
+>>> import os, tempfile
+>>> path = os.path.join(tempfile.mkdtemp(), "m.py")
+>>> _ = open(path, "w").write("from numba import njit\\n\\n@njit\\ndef add(a, b):\\n    return a + b\\n")
+>>> source = read_source(path)
+>>> list(load_module(path, source=source).functions)
+['add']
+>>> f8 = ("scalar", "float64")
+>>> typed = specialize(path, source, [("add", (f8, f8))])
+>>> [str(p.type) for p in typed.typed[0].module.functions["add"].params], typed.symbol("add", (f8, f8))
+(['f64', 'f64'], 'add__s0')
+>>> unit = emit_unit(typed.typed, "openmp", path)
+>>> [(e.symbol, unit.space) for e in unit.entries]
+[('add__s0', 'openmp')]
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass, field
+
+from kpc.frontend import parse_module
+from kpc.ir.diagnostics import KpcError
+from kpc.ir.module import Module
+from kpc.ir.nodes import Loc
+
+# --------------------------------------------------------------------------- the Kokkos C++ build
+
+
+def build_kokkos(path, out, signatures=None, space: str = "openmp", strict: bool = False,
+                 source: str | None = None, auto_parallel: bool = True) -> BuildResult:
+    """Translate the Numba kernels of ``path`` to Kokkos C++ and write the drop-in ``<out>/<stem>.py``.
+
+    Functions with eager signatures (``@njit("f8(f8[:])")``) or with ``signatures``
+    given here (as for ``load_module``) are compiled now, all of them in one C++
+    translation unit, and accept only those signatures (as Numba's eager dispatch
+    does); the others compile on the first call for each new argument-type
+    signature. Compiled modules live in the build cache (``$KPC_CACHE_DIR``).
+    Functions kpc cannot translate stay Numba in the drop-in module (``strict``:
+    raise instead). A function without a signature is typed for the arguments of each
+    call: when its typing under assumed argument types (float64 for unknown dtypes) fails,
+    it is still translated (``BuildResult.deferred``), and a call whose types kpc cannot
+    type or compile runs the Numba function with a warning. ``auto_parallel=False``: only
+    ``prange`` loops run in parallel (also for the specializations the drop-in module compiles
+    later).
+    """
+    from kpc.compile_setup import check_space
+    from kpc.runtime.cache import BuildCache
+
+    path = os.path.abspath(os.fspath(path))
+    check_space(space)
+    if source is None:
+        source = read_source(path)
+    generic = load_module(path, source=source, strict=strict)
+    plan = plan_kokkos_build(path, source, generic, signatures, space, strict, auto_parallel)
+    specialized = (compile_specializations(path, plan.requests, space, source=source, auto_parallel=auto_parallel)
+                   if plan.requests else [])
+    cache_root = str(BuildCache().root)
+    text = emit_dropin_module(path, source, generic, plan, specialized, space, auto_parallel, cache_root)
+    output = os.path.join(os.fspath(out), f"{_stem(path)}.py")
+    write_text(output, text)
+    return BuildResult(output, plan.translated, plan.rejected, specialized, space, cache_root, plan.deferred)
+
+
+@dataclass
+class Specialized:
+    """One compiled specialization: a function, its argument types (``kpc.runtime.dispatch``
+    tuples), the cache entry and the pybind11 symbol; ``built``: compiled now (not a cache hit)."""
+
+    function: str
+    types: tuple
+    key: str
+    symbol: str
+    built: bool
+    seconds: float
+
+
+@dataclass
+class BuildResult:
+    """What ``build_kokkos`` wrote: the drop-in module, the functions it translated, the functions
+    kept as Numba (name -> reason) and the specializations compiled ahead of time. ``deferred``:
+    translated functions without a signature that kpc could not type under assumed argument
+    types (name -> ``{"reason": what it reported, "assumptions": the guessed parameter types}``);
+    the argument types of each call decide (``lazy``)."""
+
+    module_path: str
+    functions: list
+    rejected: dict
+    specializations: list
+    space: str
+    cache_root: str
+    deferred: dict = field(default_factory=dict)
+
+    def report(self) -> str:
+        from kpc.runtime.dispatch import format_type
+
+        lines = [f"{self.module_path}: {len(self.functions)} translated to Kokkos C++ ({self.space}), "
+                 f"{len(self.rejected)} kept as Numba"]
+        for s in self.specializations:
+            state = f"built in {s.seconds:.1f} s" if s.built else "cached"
+            signature = ", ".join(format_type(t) for t in s.types)
+            lines.append(f"  {s.function}({signature})  {state}  [{s.key[:12]}]")
+        lazy = [f for f in self.functions if not any(s.function == f for s in self.specializations)]
+        if lazy:
+            lines.append(f"  compiled on first call: {', '.join(lazy)}")
+        for name, reason in self.deferred.items():
+            lines.append(f"  typed at each call: {name}: under assumed types: {reason['reason'].splitlines()[0]}")
+        for name, reason in self.rejected.items():
+            lines.append(f"  kept as Numba: {name}: {reason.splitlines()[0] if reason else ''}")
+        return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- 1. source -> IR
+
+
+def read_source(path) -> str:
+    """The text of the Python file ``path``."""
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
+
+
+def load_module(path, signatures=None, strict: bool = False, source: str | None = None) -> Module:
+    """Parse the Numba kernels of the Python file ``path`` into an untyped IR ``Module``.
+
+    The file is read, never imported or run. ``signatures`` gives kernels argument
+    types (``["name(float64[:, :], int64)"]`` or ``{"name": "f8(f8[:, :], i8)"}``);
+    others keep their eager ``@njit("...")`` signature, or stay generic. Kernels kpc
+    cannot translate are listed in ``Module.rejected`` with their diagnostic; with
+    ``strict=True`` the first one raises ``KpcError`` instead. ``source``: the text, if
+    already read. Run ``kpc.passes.manager.run_pipeline`` on the result to type it.
+    """
+    path = os.fspath(path)
+    if source is None:
+        try:
+            source = read_source(path)
+        except FileNotFoundError:
+            raise KpcError.at(Loc(path, 0, 0), f"no such file: {path}", "file") from None
+        except IsADirectoryError:
+            raise KpcError.at(Loc(path, 0, 0), f"{path} is a directory, not a Python file", "file") from None
+        except UnicodeDecodeError as err:
+            raise KpcError.at(Loc(path, 0, 0), f"{path} is not UTF-8 text: {err.reason}", "file") from None
+    return parse_module(source, path, signatures=signatures, strict=strict)
+
+
+def signature_requests(signatures, generic) -> dict:
+    """function -> list of argument-type tuples, from ``signatures`` and eager decorator signatures."""
+    from kpc.ir.signature import parse_signature
+    from kpc.ir.types import runtime_type
+
+    requested: dict = {}
+
+    def add(name, text):
+        parsed = parse_signature(text)
+        requested.setdefault(parsed.name or name, []).append(tuple(runtime_type(t) for t in parsed.args))
+
+    if isinstance(signatures, dict):
+        for name, value in signatures.items():
+            for text in ([value] if isinstance(value, str) else value):
+                add(name, text)
+    elif signatures:
+        for text in signatures:
+            add(None, text)
+    for name, function in generic.functions.items():
+        if name not in requested:
+            for text in function.signatures:
+                add(name, text)
+    return requested
+
+
+# --------------------------------------------------------------------------- what a build translates
+
+
+@dataclass
+class KokkosPlan:
+    """What a Kokkos build translates, found without compiling: ``translated`` (in source order),
+    ``rejected`` (name -> why it stays Numba), ``deferred`` (translated, typed at each call: see
+    ``BuildResult``), ``requests`` (``(function, argument types)`` compiled now) and ``eager``
+    (the functions with signatures: they accept only those)."""
+
+    translated: list
+    rejected: dict
+    deferred: dict
+    requests: list
+    eager: set
+
+
+def plan_kokkos_build(path, source, generic, signatures, space: str, strict: bool,
+                      auto_parallel: bool = True) -> KokkosPlan:
+    """Which functions of ``generic`` (``load_module`` of ``path``) the Kokkos build translates:
+    each is typed under assumed types (or for its requested signatures) and emitted for ``space``,
+    without compiling. ``strict``: a function kpc cannot translate raises ``KpcError``."""
+    rejected = {name: str(r.diagnostic) for name, r in generic.rejected.items()}
+    requested = signature_requests(signatures, generic)
+    deferred = {}
+    for name, error in untranslatable(path, source, generic, auto_parallel, space).items():
+        if name in requested and _type_dependent(error):
+            continue  # typed for the requested signatures below instead (failing_requests)
+        guesses = [] if name in requested else _guessed_types(path, source, name)
+        if guesses and _type_dependent(error):  # typed under guessed argument types: each call decides
+            deferred[name] = {"reason": _reason(error), "assumptions": guesses}
+        elif strict:
+            raise KpcError.at(generic.functions[name].loc, _reason(error), "kokkos backend")
+        else:
+            rejected[name] = _reason(error)
+    translated = [name for name in generic.functions if name not in rejected]
+
+    requests, eager = [], set()
+    for name, texts in requested.items():
+        if name in rejected:
+            continue
+        eager.add(name)
+        requests += [(name, types) for types in texts]
+    if not strict:
+        for name, reason in failing_requests(path, source, requests, auto_parallel, space).items():
+            rejected[name] = reason
+            translated.remove(name)
+        requests = [(name, types) for name, types in requests if name not in rejected]
+    return KokkosPlan(translated, rejected, deferred, requests, eager)
+
+
+def untranslatable(path, source, generic, auto_parallel: bool = True, space: str = "openmp") -> dict:
+    """Functions whose generic typing (float64 assumed) the pipeline or the Kokkos emitter
+    rejects: name -> the error. Checked without compiling anything."""
+    from kpc.backend.kokkos.cxx import BackendError
+    from kpc.backend.kokkos.emitter import Specialization
+    from kpc.passes.manager import PassContext, run_pipeline
+
+    def check(names) -> None:
+        module = load_module(path, source=source)
+        module.keep_only(names)
+        run_pipeline(module, PassContext(target="kokkos", auto_parallel=auto_parallel))
+        for name in names:
+            if name in module.rejected:
+                raise KpcError(module.rejected[name].diagnostic)
+            emit_unit([Specialization(module, [name])], space, path)
+
+    names = list(generic.functions)
+    try:
+        check(names)
+        return {}
+    except (KpcError, BackendError):
+        pass
+    errors = {}
+    for name in names:
+        try:
+            check([name])
+        except (KpcError, BackendError) as error:
+            errors[name] = error
+    return errors
+
+
+def failing_requests(path, source, requests, auto_parallel: bool = True, space: str = "openmp") -> dict:
+    """Requested specializations that cannot be typed or emitted, checked one by one without
+    compiling: function -> reason (the function then stays Numba)."""
+    from kpc.backend.kokkos.cxx import BackendError
+    from kpc.runtime.dispatch import SpecializationTypeError, format_type
+
+    reasons = {}
+    for name, types in requests:
+        if name in reasons:
+            continue
+        try:
+            emit_unit(specialize(path, source, [(name, types)], auto_parallel).typed, space, path)
+        except (SpecializationTypeError, BackendError) as error:
+            signature = ", ".join(format_type(t) for t in types)
+            reasons[name] = f"for ({signature}): {_reason(error)}"
+    return reasons
+
+
+def _guessed_types(path, source, name: str) -> list:
+    """The parameter types of ``name`` that its typing without a signature only guesses."""
+    from kpc.passes.infer_types import guessed_types
+
+    module = load_module(path, source=source)
+    module.keep_only([name])
+    return guessed_types(module, name)
+
+
+def _type_dependent(error) -> bool:
+    """Whether ``error`` may come from guessed argument types: a diagnostic of the passes (the
+    Kokkos emitter's refusals and a spent pass budget are not)."""
+    diagnostic = getattr(error, "diagnostic", None)
+    return isinstance(error, KpcError) and diagnostic is not None and diagnostic.construct != "pass budget"
+
+
+def _reason(error) -> str:
+    diagnostic = getattr(error, "diagnostic", None)
+    return diagnostic.format() if diagnostic is not None else str(error)
+
+
+# --------------------------------------------------------------------------- requests -> compiled objects
+
+
+def compile_specializations(path, requests, space: str = "openmp", source: str | None = None,
+                            auto_parallel: bool = True) -> list:
+    """Compile ``requests`` (``(function, argument types)`` pairs) into one translation unit.
+
+    Returns a ``Specialized`` per request, in order. A request the compiler cannot type
+    raises ``kpc.runtime.dispatch.SpecializationTypeError``.
+    """
+    from kpc.compile_setup import check_space
+
+    path = os.path.abspath(os.fspath(path))
+    if source is None:
+        source = read_source(path)
+    check_space(space)
+    typed = specialize(path, source, requests, auto_parallel)
+    compiled = compile_unit(emit_unit(typed.typed, space, path), path)
+    found = {(function, types): Specialized(function, types, compiled.entry.key, typed.symbol(function, types),
+                                            compiled.built, compiled.seconds)
+             for entries in typed.rounds for function, types in entries.items()}
+    return [found[(f, tuple(t))] for f, t in requests]
+
+
+# --------------------------------------------------------------------------- 2. typed specializations
+
+
+@dataclass
+class Specializations:
+    """Requests typed in as few IR modules as one function's several signatures allow:
+    ``typed[i]`` (the Kokkos emitter's ``Specialization``: an IR module after the target's
+    passes, holding their decisions, and the functions Python calls in it) holds ``rounds[i]``
+    (function -> argument types)."""
+
+    typed: list
+    rounds: list
+
+    def symbol(self, function: str, types: tuple) -> str:
+        """The entry of ``function`` for ``types`` in the compiled module (the last round holding it)."""
+        index = max(i for i, entries in enumerate(self.rounds) if entries.get(function) == tuple(types))
+        return f"{function}__s{index}"
+
+
+def specialize(path, source, requests, auto_parallel: bool = True) -> Specializations:
+    """``requests`` (``(function, argument types)`` pairs) typed and decided by the Kokkos pipeline:
+    a function's first signature goes in the first IR module, its second in the second, and so on.
+    Raises ``SpecializationTypeError`` for a request kpc cannot type."""
+    from kpc.backend.kokkos.emitter import Specialization
+    from kpc.runtime.dispatch import SpecializationTypeError
+
+    rounds: list = []
+    for function, types in requests:
+        for entries in rounds:
+            if function not in entries:
+                entries[function] = tuple(types)
+                break
+        else:
+            rounds.append({function: tuple(types)})
+    pending, rounds, typed = rounds, [], []
+    while pending:
+        entries = pending.pop(0)
+        try:
+            typed.append(typed_specialization(path, source, entries, auto_parallel))
+        except SpecializationTypeError:
+            if len(entries) == 1:
+                raise
+            # kernels calling one helper with different argument types (welford(x) and
+            # welford(X[:, j])): each is typed in a scope of its own
+            pending = [{function: types} for function, types in entries.items()] + pending
+            continue
+        rounds.append(entries)
+    return Specializations([Specialization(module, list(entries)) for module, entries in zip(typed, rounds)],
+                           rounds)
+
+
+def typed_specialization(path, source, entries: dict, auto_parallel: bool = True) -> Module:
+    """The module typed for ``entries`` (function -> argument types) after the kokkos pipeline,
+    holding only those functions and what they call."""
+    from kpc.passes.manager import PassContext, run_pipeline
+    from kpc.runtime.dispatch import SpecializationTypeError, format_type
+
+    texts = [f"{name}({', '.join(format_type(t) for t in types)})" for name, types in entries.items()]
+    try:
+        module = load_module(path, signatures=texts, source=source)
+    except KpcError as error:
+        raise SpecializationTypeError(_reason(error), error.diagnostic) from None
+    _raise_rejected(module, entries)
+    module.keep_only(entries)
+    try:
+        run_pipeline(module, PassContext(target="kokkos", auto_parallel=auto_parallel))
+    except KpcError as error:
+        raise SpecializationTypeError(_reason(error), error.diagnostic) from None
+    _raise_rejected(module, entries)  # a pass may keep a function as Numba (lower-numpy, ...)
+    return module
+
+
+def _raise_rejected(module, names) -> None:
+    """``SpecializationTypeError`` with the diagnostic of the first of ``names`` kept as Numba."""
+    from kpc.runtime.dispatch import SpecializationTypeError
+
+    for name in names:
+        if name in module.rejected:
+            diagnostic = module.rejected[name].diagnostic
+            raise SpecializationTypeError(str(diagnostic), diagnostic)
+
+
+# --------------------------------------------------------------------------- 3. emitted units
+
+
+def emit_unit(specializations: list, space: str, path: str):
+    """The C++ translation unit (``kpc.backend.kokkos.emitter.TranslationUnit``) of
+    ``specializations`` for the execution space ``space``, generated from the Python file ``path``;
+    raises ``kpc.backend.kokkos.cxx.BackendError`` for what the space cannot run."""
+    from kpc.backend.kokkos.emitter import emit_translation_unit
+
+    return emit_translation_unit(specializations, space=space, source=path,
+                                 generated_name=f"{_stem(path)}.kokkos.cpp")
+
+
+# --------------------------------------------------------------------------- 4. compiled objects
+
+
+@dataclass
+class CompiledUnit:
+    """A translation unit compiled into the build cache: its ``entry`` (``kpc.runtime.cache``),
+    whether it was ``built`` now (not a cache hit) and the ``seconds`` it took to build or find."""
+
+    entry: object
+    built: bool
+    seconds: float
+
+
+def compile_unit(unit, python_source: str) -> CompiledUnit:
+    """Compile ``unit`` for its execution space (``unit.space``) into the build cache, keyed by
+    everything it depends on (``kpc.compile_setup.kokkos_key_material``); a cache hit compiles
+    nothing. ``python_source``: the file it came from, recorded in the entry's metadata."""
+    import contextlib
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from kpc import __version__
+    from kpc.compile_setup import (check_space, kokkos_compile_flags, kokkos_key_material, precompiled_header,
+                                   support_object)
+    from kpc.runtime.cache import BuildCache, cache_key
+    from kpc.runtime.toolchain import compile_extension, extension_suffix, toolchain_for
+
+    install = check_space(unit.space)
+    toolchain = toolchain_for(install)
+    extra = kokkos_compile_flags(unit)
+    material = kokkos_key_material(unit, install, toolchain)
+
+    def compile_source(source_path, library, module_name):
+        flags = extra + [f"-DKPC_MODULE_NAME={module_name}"]
+        cuda = unit.space == "cuda"  # a pybind11 module, without the support library
+        support = None if cuda else support_object(toolchain, extra, build=False)
+        # The first host module of a toolchain and flag set builds the support library beside it.
+        building = not cuda and support is None
+        with ThreadPoolExecutor(max_workers=1) if building else contextlib.nullcontext() as pool:
+            objects = [support] if support is not None else ()
+            if building:
+                built = pool.submit(support_object, toolchain, extra)
+                objects = lambda: [built.result()]  # noqa: E731 (called once the module is compiled)
+            compile_extension(source_path, library, toolchain, flags,
+                              precompiled=precompiled_header(unit.source, toolchain, extra), objects=objects)
+
+    metadata = {
+        "python_source": python_source,
+        "entries": [{"function": e.function, "types": [str(t) for t in e.arg_types], "symbol": e.symbol}
+                    for e in unit.entries],
+        "space": unit.space,
+        "kokkos": material["kokkos"],
+        "compiler": material["compiler"],
+        "command": material["command"],
+        "kpc": __version__,
+    }
+    started = time.perf_counter()
+    entry, built = BuildCache().get_or_build(cache_key(material), unit.source, compile_source, metadata,
+                                             extension_suffix())
+    return CompiledUnit(entry, built, time.perf_counter() - started)
+
+
+# --------------------------------------------------------------------------- the drop-in module
+
+
+def emit_dropin_module(path, source, generic, plan: KokkosPlan, specialized: list, space: str,
+                       auto_parallel: bool, cache_root: str) -> str:
+    """The text of the drop-in module of ``path``: ``plan``'s translated functions (their
+    ahead-of-time ``specialized`` entries, the rest compiled at a call), the others re-exported
+    from the Numba module."""
+    from kpc.backend.kokkos.dropin import DropinFunction, emit_dropin, python_signature
+
+    functions = []
+    for name in plan.translated:
+        function = generic.functions[name]
+        params = [p.name for p in function.params]
+        signature, call_args = python_signature(source, name, params)
+        functions.append(DropinFunction(name, tuple(params), signature, call_args, function.docstring,
+                                        name in plan.eager))
+    return emit_dropin(
+        source_path=path, source_text=source, name=_stem(path), docstring=_module_docstring(source), space=space,
+        options={} if auto_parallel else {"auto_parallel": False}, cache_root=cache_root, functions=functions,
+        prebuilt=[(s.function, s.types, s.key, s.symbol) for s in specialized], rejected=plan.rejected,
+    )
+
+
+def write_text(output, text: str) -> None:
+    """``text`` into ``output`` atomically (a reader never sees half a file)."""
+    os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
+    temporary = f"{output}.{os.getpid()}.{threading.get_ident()}.tmp"
+    with open(temporary, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(temporary, output)
+
+
+def _stem(path) -> str:
+    return os.path.splitext(os.path.basename(os.fspath(path)))[0]
+
+
+def _module_docstring(source: str) -> str | None:
+    import ast
+
+    try:
+        return ast.get_docstring(ast.parse(source), clean=False)
+    except SyntaxError:
+        return None
+
+
+# --------------------------------------------------------------------------- the PyKokkos build
+
+
+@dataclass
+class PyKokkosBuild:
+    """What ``build_pykokkos`` wrote: the module text and path, and per jitted function what happened.
+
+    ``kernels``: one ``KernelReport`` per function (``translated`` or kept as ``numba`` with
+    the construct and line that stopped it); ``violations``: what the PyKokkos contract
+    checker found in the output (empty for every corpus kernel); ``warnings``: pipeline
+    warnings (races in ``prange``, ...).
+    """
+
+    source: str
+    output: str
+    kernels: list
+    violations: list
+    warnings: list
+
+    @property
+    def kept_as_numba(self) -> list:
+        return [k for k in self.kernels if k.status == "numba"]
+
+    def summary(self) -> str:
+        lines = [f"{self.output}: {len(self.kernels) - len(self.kept_as_numba)} translated, "
+                 f"{len(self.kept_as_numba)} kept as Numba"]
+        lines += [f"  {kernel}" for kernel in self.kernels]
+        lines += [f"  contract violation {v}" for v in self.violations]
+        return "\n".join(lines)
+
+
+def build_pykokkos(path, out_dir, signatures=None, space: str | None = None,
+                   source: str | None = None, auto_parallel: bool = True) -> PyKokkosBuild:
+    """Translate the Numba kernels of ``path`` into a PyKokkos module ``<out_dir>/<stem>.py``.
+
+    ``signatures`` as for ``load_module``; ``space``: ``None`` for PyKokkos's default
+    execution space, ``"OpenMP"``, ``"Serial"``, ``"Threads"``, or ``"Cuda"`` (the callers pass
+    CuPy arrays; the contract check adds the Cuda rules). Kernels that cannot be
+    translated stay Numba (re-exported from ``path``), listed in the returned report. A
+    kernel the frontend or the type passes reject keeps the whole module as Numba, with
+    that diagnostic as the reason. ``auto_parallel=False``: only ``prange`` loops run in parallel.
+    """
+    from kpc.backend.pykokkos import check
+
+    path = os.fspath(path)
+    output = os.path.join(os.fspath(out_dir), f"{_stem(path)}.py")
+    result, warnings = emit_pykokkos(path, output, signatures, space, source, auto_parallel)
+    write_text(output, result.source)
+    return PyKokkosBuild(result.source, output, result.kernels, check(result.source, space=space), warnings)
+
+
+def emit_pykokkos(path, output, signatures, space, source, auto_parallel, only=None):
+    """The PyKokkos module of ``path`` as it would be written at ``output`` (the emitter's result)
+    and the pipeline's warnings; nothing is written. ``only``: names of the kernels to keep
+    (with what they call), as for a specialization."""
+    from kpc.backend.pykokkos import emit_module
+    from kpc.ir.module import Rejected
+    from kpc.passes.manager import PassContext, run_pipeline
+
+    module = load_module(path, signatures=signatures, source=source)
+    if only is not None:
+        module.keep_only(only)
+    ctx = PassContext(target="pykokkos", auto_parallel=auto_parallel)
+    try:
+        run_pipeline(module, ctx)
+    except KpcError as error:
+        for name, function in list(module.functions.items()):
+            module.rejected[name] = Rejected(name, error.diagnostic, function.loc)
+        module.functions.clear()
+        module.rebuild_callgraph()
+    return emit_module(module, output, space=space, options={"auto_parallel": auto_parallel}), list(ctx.warnings)
+
+
+def build_pykokkos_specialization(source_path, function: str, types: tuple, space: str | None,
+                                  options: dict) -> dict:
+    """The PyKokkos module of ``source_path`` with ``function`` typed for ``types`` (runtime
+    argument types, ``kpc.runtime.dispatch.typeof``): what a PyKokkos module built without
+    signatures asks for when it is called with other argument types.
+
+    Upstream PyKokkos compiles workunits from a real file and keys its own cache by the
+    file's path, not its text; so the module is written once per content, as
+    ``<cache>/pykokkos/<stem>_<sha256 of its text>.py``. Returns ``{"path", "translated",
+    "reason"}``: ``translated`` False when kpc keeps ``function`` as Numba for these types.
+    """
+    import hashlib
+
+    from kpc.runtime.cache_dir import cache_root
+    from kpc.runtime.dispatch import format_type
+
+    source_path = os.path.abspath(os.fspath(source_path))
+    stem = _stem(source_path)
+    folder = os.path.join(str(cache_root()), "pykokkos")
+    signature = f"{function}({', '.join(format_type(t) for t in types)})"
+    result, _ = emit_pykokkos(source_path, os.path.join(folder, f"{stem}.py"), [signature], space, None,
+                              options.get("auto_parallel", True), only=[function])
+    digest = hashlib.sha256(result.source.encode()).hexdigest()[:16]
+    output = os.path.join(folder, f"{stem}_{digest}.py")
+    if not os.path.exists(output):
+        write_text(output, result.source)
+    kernel = next(k for k in result.kernels if k.name == function)
+    return {"path": output, "translated": kernel.status == "translated",
+            "reason": None if kernel.status == "translated" else
+            (f"{kernel.construct} ({kernel.reason})" if kernel.reason else kernel.construct)}
+
+
+def check_pykokkos(path) -> list:
+    """Contract violations of the PyKokkos module at ``path`` (what ``--check-pykokkos`` prints)."""
+    from kpc.backend.pykokkos import check
+
+    return check(read_source(os.fspath(path)))
+
+
+# --------------------------------------------------------------------------- the decisions, for the report
+
+
+def read_decisions(path, source, target: str, signatures, auto_parallel: bool = True) -> tuple:
+    """function -> (role, regions) after the target's pipeline (generic types where no signature
+    says), and the pipeline's warnings; empty when the pipeline rejects the module as a whole."""
+    from kpc.passes.manager import PassContext, run_pipeline
+    from kpc.report import decisions
+
+    module = load_module(path, signatures=signatures, source=source)
+    ctx = PassContext(target=target, auto_parallel=auto_parallel)
+    try:
+        run_pipeline(module, ctx)
+        return decisions(module), [str(w) for w in ctx.warnings]
+    except KpcError:
+        pass
+    found, warnings = {}, []
+    for name in module.functions:  # one kernel (and its callees) at a time: the others still get theirs
+        single = load_module(path, signatures=signatures, source=source)
+        single.keep_only([name])
+        ctx = PassContext(target=target, auto_parallel=auto_parallel)
+        try:
+            run_pipeline(single, ctx)
+        except KpcError:
+            continue
+        decided = decisions(single)
+        if name not in decided:  # the pipeline kept it as Numba (single.rejected)
+            continue
+        found[name] = decided[name]
+        warnings += [str(w) for w in ctx.warnings if str(w) not in warnings]
+    return found, warnings
