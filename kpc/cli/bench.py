@@ -86,7 +86,7 @@ def run_bench(args: argparse.Namespace) -> int:
     from kpc.check.inputs import make_inputs
     from kpc.check.runner import import_path
     from kpc.check.spec import CaseSpecError, load_cases
-    from kpc.driver import OutputError, build, prepare_output
+    from kpc.build_file import OutputError, build, prepare_output
     from kpc.ir.diagnostics import KpcError
     from kpc.runtime.dispatch import format_type, typeof
 

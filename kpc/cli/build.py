@@ -66,7 +66,7 @@ def add_build_command(subparsers) -> None:
 
 
 def run_build(args: argparse.Namespace) -> int:
-    from kpc.driver import OutputError, prepare_output
+    from kpc.build_file import OutputError, prepare_output
 
     files = list(args.files) + list(getattr(args, "late_files", []))
     if not files:
@@ -215,7 +215,7 @@ def _build_all(files, args) -> dict:
     """path -> BuildReport, or the exception that stopped that file (a KpcError, ...)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from kpc.driver import build
+    from kpc.build_file import build
 
     progress = Progress(len(files))
     what = "building" if args.target == "kokkos" else "translating"

@@ -41,7 +41,7 @@ def run_check(args: argparse.Namespace) -> int:
 
     from kpc.check.runner import case_signatures, check_file, import_path
     from kpc.check.spec import CaseSpecError, load_cases
-    from kpc.driver import build
+    from kpc.build_file import build
     from kpc.ir.diagnostics import KpcError
 
     if not os.path.isfile(args.file):

@@ -184,7 +184,7 @@ def build_bisecting(module: GeneratedModule, names: list, out: str, space: str, 
 def build_once(module: GeneratedModule, names: list, out: str, space: str) -> tuple:
     """``(BuildReport, None)`` or ``(None, what went wrong)``: a raised exception or a failed compile."""
     from kpc.check.runner import case_signatures
-    from kpc.driver import build
+    from kpc.build_file import build
 
     path = module_path(module, out, names)
     try:
