@@ -2,8 +2,9 @@
 
 A façade: each step is written out in ``kpc.pipeline`` (the compiler pipeline, read top to
 bottom) and ``kpc.compile_setup`` (flags, cache key, toolchain). ``kpc.compiler()`` hands this
-module to drop-in modules, which call ``compile_specialization``, ``rebuild_specializations``
-and ``build_pykokkos_specialization`` for argument types they have not seen.
+module to drop-in modules, which call ``compile_specialization`` (``compile_tier`` for the host
+and device builds of ``--space cuda``), ``rebuild_specializations`` and
+``build_pykokkos_specialization`` for argument types they have not seen.
 
 >>> import textwrap, tempfile, os
 >>> src = textwrap.dedent('''
@@ -27,9 +28,10 @@ from kpc.compile_setup import (KOKKOS_SPACES, check_space, kokkos_compile_flags,
 from kpc.pipeline import (BuildResult, PyKokkosBuild, Specialized, build_pykokkos, build_pykokkos_specialization,
                           check_pykokkos, compile_specializations, load_module)
 from kpc.pipeline import build_kokkos as build
+from kpc.pipeline import compile_tier as _compile_tier
 
 __all__ = [
-    "load_module", "build", "build_pykokkos", "check_pykokkos", "compile_specialization",
+    "load_module", "build", "build_pykokkos", "check_pykokkos", "compile_specialization", "compile_tier",
     "compile_specializations", "rebuild_specializations", "build_pykokkos_specialization", "check_space",
     "module_flags", "kokkos_compile_flags", "kokkos_key_material", "prepare_toolchain", "KOKKOS_SPACES",
     "BuildResult", "PyKokkosBuild", "Specialized",
@@ -44,6 +46,12 @@ def compile_specialization(source_path, function: str, types: tuple, space: str,
     result = compile_specializations(source_path, [(function, tuple(types))], space,
                                      auto_parallel=options.get("auto_parallel", True))
     return result[0].key, result[0].symbol
+
+
+def compile_tier(source_path, function: str, types: tuple, tier: str, options: dict) -> dict:
+    """Compile the ``"host"`` or ``"device"`` build of one specialization of a ``--space cuda``
+    module (``kpc.pipeline.compile_tier``): ``{"key", "symbol", "written"}``."""
+    return _compile_tier(source_path, function, types, tier, options.get("auto_parallel", True))
 
 
 def rebuild_specializations(source_path, requests, space: str, options: dict) -> list:

@@ -80,8 +80,8 @@ def kokkos_key_material(unit, install, toolchain) -> dict:
 
 
 def prepare_toolchain(space: str = "openmp", fastmath: bool = False) -> dict:
-    """Build now what the first host module of ``space`` would otherwise build beside its own
-    compile: kpc's support library and, unless ``KPC_PCH=0``, the precompiled header, for the
+    """Build now what the first host module of ``space`` (for ``cuda``: the first host build of a
+    GPU module, against the CPU Kokkos) would otherwise build beside its own compile: kpc's support library and, unless ``KPC_PCH=0``, the precompiled header, for the
     flags of modules without ``fastmath`` (or with it). Both are kept in the cache, once per
     toolchain and flag set; what is there already is reused. Returns ``{"support": Path,
     "pch": Path or None, "seconds": float}``."""
@@ -90,11 +90,18 @@ def prepare_toolchain(space: str = "openmp", fastmath: bool = False) -> dict:
     from kpc.runtime.pch import disabled_by_environment
     from kpc.runtime.toolchain import toolchain_for
 
-    if space == "cuda":
-        raise ValueError("a CUDA module is compiled whole (no support library, no precompiled header): "
-                         "nothing to prepare for space 'cuda'")
     started = time.perf_counter()
-    toolchain = toolchain_for(check_space(space))
+    install = check_space(space)
+    if space == "cuda":
+        # the host build of a GPU module: its first calls compile only that (kpc.runtime.placement);
+        # a CUDA module itself is compiled whole (no support library, no precompiled header)
+        from kpc.runtime.kokkos import find_host_kokkos
+
+        host = find_host_kokkos(install)
+        if host.install is None:
+            raise RuntimeError(f"nothing to prepare for space 'cuda': it has no host build ({host.reason})")
+        install, space = host.install, "openmp"
+    toolchain = toolchain_for(install)
     extra = module_flags(space, fastmath)
     support = support_object(toolchain, extra)
     pch = None

@@ -86,10 +86,15 @@ class Specialized:
 
     function: str
     types: tuple
-    key: str
-    symbol: str
+    key: str | None
+    symbol: str | None
     built: bool
     seconds: float
+    # --space cuda: the device build's entry (None: the function runs on the host build only)
+    # and where calls run (choose-placement's reason, or why one build is missing)
+    device_key: str | None = None
+    device_symbol: str | None = None
+    placement: str = ""
 
 
 @dataclass
@@ -116,7 +121,12 @@ class BuildResult:
         for s in self.specializations:
             state = f"built in {s.seconds:.1f} s" if s.built else "cached"
             signature = ", ".join(format_type(t) for t in s.types)
-            lines.append(f"  {s.function}({signature})  {state}  [{s.key[:12]}]")
+            keys = " ".join(f"[{tier}{key[:12]}]" for tier, key in
+                            ((("host " if s.device_key or self.space == "cuda" else ""), s.key),
+                             ("device ", s.device_key)) if key)
+            lines.append(f"  {s.function}({signature})  {state}  {keys}")
+            if s.placement:
+                lines.append(f"    placement: {s.placement}")
         lazy = [f for f in self.functions if not any(s.function == f for s in self.specializations)]
         if lazy:
             lines.append(f"  compiled on first call: {', '.join(lazy)}")
@@ -208,6 +218,7 @@ def plan_kokkos_build(path, source, generic, signatures, space: str, strict: boo
     without compiling. ``strict``: a function kpc cannot translate raises ``KpcError``."""
     rejected = {name: str(r.diagnostic) for name, r in generic.rejected.items()}
     requested = signature_requests(signatures, generic)
+    space = checked_space(space)
     deferred = {}
     for name, error in untranslatable(path, source, generic, auto_parallel, space).items():
         if name in requested and _type_dependent(error):
@@ -322,6 +333,8 @@ def compile_specializations(path, requests, space: str = "openmp", source: str |
         source = read_source(path)
     check_space(space)
     typed = specialize(path, source, requests, auto_parallel)
+    if space == "cuda":
+        return compile_gpu_builds(path, typed, requests)
     compiled = compile_unit(emit_unit(typed.typed, space, path), path)
     found = {(function, types): Specialized(function, types, compiled.entry.key, typed.symbol(function, types),
                                             compiled.built, compiled.seconds)
@@ -437,10 +450,12 @@ class CompiledUnit:
     seconds: float
 
 
-def compile_unit(unit, python_source: str) -> CompiledUnit:
+def compile_unit(unit, python_source: str, install=None) -> CompiledUnit:
     """Compile ``unit`` for its execution space (``unit.space``) into the build cache, keyed by
     everything it depends on (``kpc.compile_setup.kokkos_key_material``); a cache hit compiles
-    nothing. ``python_source``: the file it came from, recorded in the entry's metadata."""
+    nothing. ``python_source``: the file it came from, recorded in the entry's metadata;
+    ``install``: the Kokkos to build against (default: the one found for the space; the host
+    build of a GPU module passes its CPU Kokkos)."""
     import contextlib
     import time
     from concurrent.futures import ThreadPoolExecutor
@@ -451,7 +466,7 @@ def compile_unit(unit, python_source: str) -> CompiledUnit:
     from kpc.runtime.cache import BuildCache, cache_key
     from kpc.runtime.toolchain import compile_extension, extension_suffix, toolchain_for
 
-    install = check_space(unit.space)
+    install = install if install is not None else check_space(unit.space)
     toolchain = toolchain_for(install)
     extra = kokkos_compile_flags(unit)
     material = kokkos_key_material(unit, install, toolchain)
@@ -472,7 +487,8 @@ def compile_unit(unit, python_source: str) -> CompiledUnit:
 
     metadata = {
         "python_source": python_source,
-        "entries": [{"function": e.function, "types": [str(t) for t in e.arg_types], "symbol": e.symbol}
+        "entries": [{"function": e.function, "types": [str(t) for t in e.arg_types], "symbol": e.symbol,
+                     "written": [k for k, p in enumerate(e.params) if p.written]}
                     for e in unit.entries],
         "space": unit.space,
         "kokkos": material["kokkos"],
@@ -484,6 +500,105 @@ def compile_unit(unit, python_source: str) -> CompiledUnit:
     entry, built = BuildCache().get_or_build(cache_key(material), unit.source, compile_source, metadata,
                                              extension_suffix())
     return CompiledUnit(entry, built, time.perf_counter() - started)
+
+
+# --------------------------------------------------------------------------- 4b. the two builds of a GPU module
+
+
+def compile_gpu_builds(path, typed: Specializations, requests) -> list:
+    """The host build and the device build of ``typed`` for ``--space cuda``
+    (``kpc.runtime.placement``): the OpenMP unit compiled against the CPU Kokkos
+    (``compile_setup.host_kokkos``), and the CUDA unit of the functions ``choose-placement`` lets
+    run on the device, compiled against the CUDA Kokkos. Without a CPU Kokkos every function is
+    in the device build, as before placement. A ``Specialized`` per request, in order."""
+    host = host_kokkos()
+    host_compiled = None
+    if host.install is not None:
+        host_compiled = compile_unit(emit_unit(typed.typed, "openmp", path), path, install=host.install)
+    device_typed = device_specializations(typed.typed, everything=host_compiled is None)
+    device_compiled, device_error = None, ""
+    if any(spec.entries for spec in device_typed):
+        try:
+            device_compiled = compile_unit(emit_unit(device_typed, "cuda", path), path)
+        except Exception as error:  # noqa: BLE001 (the host build runs every call; the report says why)
+            if host_compiled is None:
+                raise
+            device_error = f"host only: the device build failed: {str(error).splitlines()[0]}"
+    result = []
+    for function, types in requests:
+        symbol = typed.symbol(function, types)
+        on_device = device_compiled is not None and any(function in spec.entries for spec in device_typed)
+        compiled = host_compiled or device_compiled
+        placement = device_error or placement_of(typed.typed, function)
+        if host_compiled is None:
+            placement = f"device only: {host.reason}"
+        result.append(Specialized(
+            function, tuple(types), host_compiled.entry.key if host_compiled else None,
+            symbol if host_compiled else None, compiled.built, compiled.seconds,
+            device_compiled.entry.key if on_device else None, symbol if on_device else None, placement))
+    return result
+
+
+def device_specializations(typed: list, everything: bool = False) -> list:
+    """``typed`` with only the entries ``choose-placement`` lets run on the device (all of them
+    with ``everything``)."""
+    from kpc.backend.kokkos.emitter import Specialization
+
+    return [Specialization(spec.module, [name for name in spec.entries
+                                         if everything or (spec.module.functions[name].placement or (True,))[0]])
+            for spec in typed]
+
+
+def placement_of(typed: list, function: str) -> str:
+    """What ``choose-placement`` recorded for ``function`` (its reason)."""
+    for spec in typed:
+        if function in spec.entries:
+            placement = spec.module.functions[function].placement
+            return placement[1] if placement else ""
+    return ""
+
+
+def compile_tier(path, function: str, types: tuple, tier: str, auto_parallel: bool = True) -> dict:
+    """One build of one specialization of a ``--space cuda`` module, for a drop-in module's first
+    call with these types: ``tier`` ``"host"`` (compiled now) or ``"device"`` (compiled in the
+    background). ``{"key", "symbol", "written"}`` (argument positions the function writes), or
+    ``kpc.runtime.placement.TierUnavailable`` saying why that build cannot exist."""
+    from kpc.runtime.placement import TierUnavailable
+
+    path = os.path.abspath(os.fspath(path))
+    source = read_source(path)
+    typed = specialize(path, source, [(function, tuple(types))], auto_parallel)
+    if tier == "host":
+        host = host_kokkos()
+        if host.install is None:
+            raise TierUnavailable(host.reason)
+        unit = emit_unit(typed.typed, "openmp", path)
+        compiled = compile_unit(unit, path, install=host.install)
+    else:
+        everything = host_kokkos().install is None
+        device_typed = device_specializations(typed.typed, everything)
+        if not any(spec.entries for spec in device_typed):
+            raise TierUnavailable(placement_of(typed.typed, function))
+        unit = emit_unit(device_typed, "cuda", path)
+        compiled = compile_unit(unit, path)
+    entry = next(e for e in unit.entries if e.function == function)
+    return {"key": compiled.entry.key, "symbol": entry.symbol,
+            "written": [k for k, p in enumerate(entry.params) if p.written]}
+
+
+def host_kokkos():
+    """The CPU Kokkos of a GPU build's host build (``kpc.runtime.kokkos.HostKokkos``)."""
+    from kpc.runtime.kokkos import find_host_kokkos, find_kokkos
+
+    return find_host_kokkos(find_kokkos())
+
+
+def checked_space(space: str) -> str:
+    """The space whose emitter decides what a build translates: a GPU build with a host build
+    translates what the host build can run (functions the device build cannot take run there)."""
+    if space == "cuda" and host_kokkos().install is not None:
+        return "openmp"
+    return space
 
 
 # --------------------------------------------------------------------------- the drop-in module
@@ -506,7 +621,8 @@ def emit_dropin_module(path, source, generic, plan: KokkosPlan, specialized: lis
     return emit_dropin(
         source_path=path, source_text=source, name=_stem(path), docstring=_module_docstring(source), space=space,
         options={} if auto_parallel else {"auto_parallel": False}, cache_root=cache_root, functions=functions,
-        prebuilt=[(s.function, s.types, s.key, s.symbol) for s in specialized], rejected=plan.rejected,
+        prebuilt=[(s.function, s.types, s.key, s.symbol) + ((s.device_key, s.device_symbol) if space == "cuda" else ())
+                  for s in specialized], rejected=plan.rejected,
     )
 
 

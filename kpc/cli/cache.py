@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from kpc.cli.common import HOST_SPACES, print_diagnostic
+from kpc.cli.common import SPACES, print_diagnostic
 
 
 def add_cache_command(subparsers) -> None:
@@ -27,8 +27,9 @@ def add_cache_command(subparsers) -> None:
     )
     parser.add_argument("action", choices=("ls", "info", "clear", "prepare"))
     parser.add_argument("key", nargs="?", default="", help="a cache key or a prefix of one")
-    parser.add_argument("--space", choices=HOST_SPACES, default="openmp",
-                        help="prepare: the execution space of the modules to come (default: openmp)")
+    parser.add_argument("--space", choices=SPACES, default="openmp",
+                        help="prepare: the execution space of the modules to come (default: openmp; cuda: "
+                             "their host builds)")
     parser.add_argument("--fastmath", action="store_true",
                         help="prepare: for modules whose functions all have fastmath=True (other flags)")
     parser.set_defaults(run=run_cache)

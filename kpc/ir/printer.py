@@ -247,6 +247,8 @@ def format_function(function: n.Function, show_decisions: bool = False) -> str:
     printer.emit(0, format_signature(function))
     for assumption in function.assumptions:
         printer.emit(1, f"# assumed: {assumption}")
+    if show_decisions and function.placement is not None:
+        printer.emit(1, f"# placement (--space cuda): {function.placement[1]}")
     printer.block(function.body, 1)
     return "\n".join(printer.lines)
 

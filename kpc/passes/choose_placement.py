@@ -64,7 +64,7 @@ def placement(function, module) -> tuple:
     """``(device, reason)`` for an entry function of a GPU build."""
     routines = _routines(function)
     if routines:
-        return False, f"host only: {', '.join(routines)} run on the host"
+        return False, f"host only: {', '.join(routines)} {'runs' if len(routines) == 1 else 'run'} on the host"
     if not _launches(function, module):
         return False, "host only: no parallel loop to run on the device"
     if host_touches_arrays(function):
@@ -88,12 +88,11 @@ class ChoosePlacement(Pass):
           parallel_for Range i: i64 in prange(0, len(x)):
             x[i] = x[i] * s
 
-    After (``kpc ir --explain`` prints the record)::
+    After (report)::
 
-        func @scale(x: f64[:], s: f64) -> none   role=entry parallel
-          parallel_for Range i: i64 in prange(0, len(x)):
-            x[i] = x[i] * s
-        placement (--space cuda): device or host, measured at each call
+        @scale (role entry)
+          line 4, i in prange: parallel_for [Range]: prange
+          placement (--space cuda): device or host, measured at each call
     """
 
     name = "choose-placement"

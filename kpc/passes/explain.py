@@ -46,6 +46,8 @@ def explain(module) -> str:
     for function in module.functions.values():
         start = len(lines)
         block(function.body, 1)
+        if function.placement is not None:
+            lines.append(f"  placement (--space cuda): {function.placement[1]}")
         if len(lines) > start:
             lines.insert(start, f"@{function.name} (role {function.role})")
     return "\n".join(lines) if lines else "no loops"

@@ -33,6 +33,7 @@ PIPELINES = {
         "choose-schedule",
         "choose-teams",
         "choose-host-forms",
+        "choose-placement",
     ],
     "pykokkos": [
         "infer-types",

@@ -247,7 +247,7 @@ class Dispatcher:
             types.append(t)
         with self._lock:
             if problem is None:
-                function = self.runtime.function_for(self, tuple(types))
+                function = self.runtime.function_for(self, tuple(types), args)
             elif self.eager or fallback.strict_mode(self.strict):
                 raise TypeError(f"{self.name}(): {problem}")
             else:  # Numba may take what kpc does not (a list, a tuple, complex numbers): it runs
@@ -315,7 +315,12 @@ class ModuleRuntime:
         self.compiler = compiler
         self.space = space
         self.options = dict(options)
-        self.prebuilt = {(fn, tuple(tuple(t) for t in types)): (key, symbol) for fn, types, key, symbol in prebuilt}
+        # (function, types) -> (cache key, symbol); for --space cuda, the host build's (None
+        # when there is none) and, in prebuilt_device, the device build's
+        self.prebuilt = {(fn, tuple(tuple(t) for t in types)): (key, symbol) for fn, types, key, symbol, *_ in prebuilt}
+        self.prebuilt_device = {(fn, tuple(tuple(t) for t in types)): tuple(device)
+                                for fn, types, _, _, *device in prebuilt if device}
+        self.tiers: dict = {}  # --space cuda: (function, types) -> placement.Tiers
         self.build_cache_root = cache_root
         self.name = name
         self.specializations: list = []
@@ -348,7 +353,9 @@ class ModuleRuntime:
         return self.compiler()
 
     # ------------------------------------------------------------ finding a specialization
-    def function_for(self, dispatcher: Dispatcher, types: tuple):
+    def function_for(self, dispatcher: Dispatcher, types: tuple, args: tuple = ()):
+        if self.space == "cuda":
+            return self._placed(dispatcher, types, args)
         name = dispatcher.name
         found = self.prebuilt.get((name, types))
         if found is None:
@@ -408,7 +415,8 @@ class ModuleRuntime:
     # ------------------------------------------------------------ compiling on demand
     def _index_key(self, name: str, types: tuple) -> str | None:
         environment = {k: os.environ.get(k, "") for k in
-                       ("KOKKOS_ROOT", "Kokkos_DIR", "CMAKE_PREFIX_PATH", "CXX", "KPC_CXXFLAGS", "KPC_TEAMS")}
+                       ("KOKKOS_ROOT", "Kokkos_DIR", "CMAKE_PREFIX_PATH", "CXX", "KPC_CXXFLAGS", "KPC_TEAMS",
+                        "KPC_HOST_KOKKOS_ROOT")}
         return self.source_file.index_key(function=name, types=types, space=self.space, options=self.options,
                                           environment=environment)
 
@@ -441,6 +449,153 @@ class ModuleRuntime:
             cache.write_index(index_key, record)
         self._record(name, types)
         return function
+
+    # ------------------------------------------------------------ --space cuda: two builds
+    def _placed(self, dispatcher: Dispatcher, types: tuple, args: tuple):
+        """The placed function (``kpc.runtime.placement``) of a ``--space cuda`` specialization for
+        calls with (or without) device arrays; the Numba function when kpc cannot build it."""
+        from .device_arrays import is_cuda_array
+
+        name = dispatcher.name
+        key = (name, types)
+        tiers = self.tiers.get(key)
+        if tiers is None:
+            candidates = [t for (fn, t) in self.prebuilt if fn == name and
+                          (t == types or all(_accepts(s, a) for s, a in zip(t, types)))]
+            if candidates:
+                tiers = self._prebuilt_tiers(dispatcher, candidates[0])
+            elif dispatcher.eager:
+                raise self._no_match(dispatcher, types, [t for (fn, t) in self.prebuilt if fn == name])
+            else:
+                cache = BuildCache()
+                index_key = self._index_key(name, types)
+                record = (cache.read_index(index_key) if index_key is not None else None) or {}
+                if "fallback" in record:
+                    return self._fall_back(dispatcher, types, record, None, earlier=True)
+                try:
+                    tiers = self._lazy_tiers(dispatcher, types, record, index_key)
+                except fallback.PROPAGATE:
+                    raise
+                except Exception as error:  # kpc cannot type, emit or compile it: Numba runs it
+                    failure = fallback.failure_record(error, name)
+                    failure.update({"types": [list(t) for t in types], "source": os.path.abspath(self.source),
+                                    "digest": self.source_file.digest(), "kpc": compiler_digest()})
+                    if index_key is not None and not fallback.strict_mode(dispatcher.strict):
+                        cache.write_index(index_key, failure)
+                    return self._fall_back(dispatcher, types, failure, error)
+            self.tiers[key] = tiers
+            self._record(name, types)
+        factory = self._placed_factory()
+        return tiers.function(any(is_cuda_array(value) for value in args), factory)
+
+    def _placed_factory(self):
+        """``_kpc_placed`` of a loaded compiled module (any: each defines the type)."""
+        return loader.loaded_modules()[0]._kpc_placed
+
+    def _tier_function(self, key: str, symbol: str):
+        return getattr(self.loaded(loader.load_entry(BuildCache().verify(key))), symbol)
+
+    def _written(self, key: str, symbol: str) -> list:
+        """Argument positions the entry ``symbol`` of the cache entry ``key`` writes."""
+        entry = BuildCache().lookup(key)
+        if entry is None and self.build_cache_root:
+            entry = BuildCache(self.build_cache_root).lookup(key)
+        entries = entry.manifest.get("entries", []) if entry is not None else []
+        return next((e.get("written", []) for e in entries if e.get("symbol") == symbol), [])
+
+    def _prebuilt_tiers(self, dispatcher: Dispatcher, types: tuple):
+        from . import placement
+
+        name = dispatcher.name
+        host_key, host_symbol = self.prebuilt[(name, types)]
+        device = self.prebuilt_device.get((name, types))
+
+        def load(which: str, key: str, symbol: str):
+            """The entry from the cache (the build's, or the current one), else compiled again."""
+            module = self._load(key, name, types)
+            if module is None:
+                found = self._compiler().compile_tier(self.source, name, types, which, self.options)
+                key, symbol = found["key"], found["symbol"]
+                module = self.loaded(loader.load_entry(BuildCache().verify(key)))
+            return getattr(module, symbol), key, symbol
+
+        host = None
+        if host_key:
+            host, host_key, host_symbol = load("host", host_key, host_symbol)
+        written = self._written(host_key, host_symbol) if host_key else self._written(*device)
+        device_build = None
+        if device and device[0]:
+            def device_build():
+                function, key, symbol = load("device", *device)
+                return function
+        return placement.Tiers(self._label(dispatcher.name, types), host, device_build, written,
+                               placement.waits_for_device(fallback.strict_mode(dispatcher.strict)),
+                               self._device_failed(dispatcher, types))
+
+    def _lazy_tiers(self, dispatcher: Dispatcher, types: tuple, record: dict, index_key):
+        """Both builds for a call's new types: the host build compiled (or found in the cache's
+        index ``record``) now, the device build in the background (placement.Tiers)."""
+        from . import device_build as device_build_process
+        from . import placement
+
+        name = dispatcher.name
+        cache = BuildCache()
+
+        def tier(which: str):
+            found = record.get(which)
+            if found is None or (found.get("key") and cache.lookup(found["key"]) is None):
+                try:
+                    found = self._compiler().compile_tier(self.source, name, types, which, self.options)
+                except placement.TierUnavailable as error:
+                    found = {"unavailable": str(error)}
+                record[which] = found
+                if index_key is not None:
+                    cache.write_index(index_key, dict(record))
+            if "unavailable" in found:
+                raise placement.TierUnavailable(found["unavailable"])
+            return found
+
+        try:
+            host_record = tier("host")
+            host = self._tier_function(host_record["key"], host_record["symbol"])
+        except placement.TierUnavailable:
+            host_record, host = None, None
+
+        def device_build():
+            found = record.get("device")  # a build that failed once is not tried again (kpc cache clear)
+            if found is None or (found.get("key") and cache.lookup(found["key"]) is None):
+                if self.compiler is None:
+                    raise placement.TierUnavailable("this module was generated without a compiler")
+                # nvcc runs in a process of its own: one that outlives this one if it ends first
+                process = device_build_process.start(self.compiler, self.source, name, types, self.options,
+                                                     index_key, {k: v for k, v in record.items() if k != "device"})
+                found = record["device"] = device_build_process.finish(process, index_key)
+            if "unavailable" in found:
+                raise placement.TierUnavailable(found["unavailable"])
+            if "failed" in found:
+                raise RuntimeError(found["failed"])
+            return self._tier_function(found["key"], found["symbol"])
+
+        written = host_record["written"] if host_record else []
+        wait = host is None or placement.waits_for_device(fallback.strict_mode(dispatcher.strict))
+        tiers = placement.Tiers(self._label(name, types), host, device_build, written, wait,
+                                self._device_failed(dispatcher, types))
+        if host is None and tiers.device is None:
+            raise RuntimeError(f"{name}: neither a host nor a device build: {tiers.device_error}")
+        return tiers
+
+    def _label(self, name: str, types: tuple) -> str:
+        return f"{name}({', '.join(format_type(t) for t in types)})"
+
+    def _device_failed(self, dispatcher: Dispatcher, types: tuple):
+        """What a failed background device build does: one warning; calls run on the host build."""
+        from . import placement
+
+        def warn(error) -> None:
+            warnings.warn(f"kpc: the device build of {self._label(dispatcher.name, types)} failed, so its calls "
+                          f"run on the host build: {str(error).splitlines()[0] if str(error) else error!r}",
+                          placement.KpcPlacementWarning, stacklevel=2)
+        return warn
 
     def argument_fallback(self, dispatcher: Dispatcher, args: tuple, problem: str):
         """The Numba function, for arguments kpc cannot take (``problem`` says which)."""

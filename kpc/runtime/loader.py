@@ -40,6 +40,12 @@ def _import(name: str, path):
     return module
 
 
+def loaded_modules() -> list:
+    """The compiled modules this process imported, in order."""
+    with _lock:
+        return list(_loaded.values())
+
+
 def load_entry(entry) -> object:
     """Import the extension of a verified cache entry (``kpc.runtime.cache.Entry``)."""
     return load_library(entry.module_name, entry.library)

@@ -29,6 +29,10 @@ import threading
 MODES = {"auto": -1, "host": 0, "device": 1}
 
 
+class KpcPlacementWarning(UserWarning):
+    """A ``--space cuda`` function runs on its host build only: its device build failed."""
+
+
 class TierUnavailable(Exception):
     """One build of a ``--space cuda`` specialization cannot exist here (no CPU Kokkos for the
     host build; a function the passes keep on the host, for the device build): the message says

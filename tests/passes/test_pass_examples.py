@@ -102,6 +102,12 @@ EXAMPLES = {
             d = r ** 0.5 + r ** -2
             return 4.0 * (sr6 * sr6 - sr6) + d
         """),
+    "choose-placement": (ANALYSIS, {"scale": "(f8[:], f8)"}, """
+        @njit(parallel=True)
+        def scale(x, s):
+            for i in prange(len(x)):
+                x[i] = x[i] * s
+        """),
     "choose-schedule": (ANALYSIS, {"pairs": "(f8[:],)"}, """
         @njit(parallel=True)
         def pairs(x):
@@ -207,7 +213,7 @@ def test_docstring_example(name):
 def test_every_pass_of_mine_has_an_example():
     mine = {"parallelize", "recognize-reductions", "infer-dispatch", "cost-guard", "simplify-powers",
             "choose-schedule", "flatten-mdrange", "materialize-subviews", "propagate-constants",
-            "double-buffer", "inline-array-calls", "choose-teams", "fold-triangular"}
+            "double-buffer", "inline-array-calls", "choose-teams", "fold-triangular", "choose-placement"}
     assert mine <= set(PASSES) and mine == set(EXAMPLES)
 
 

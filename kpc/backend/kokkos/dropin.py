@@ -66,7 +66,9 @@ def emit_dropin(*, source_path: str, source_text: str, name: str, docstring: str
     """The text of the drop-in module.
 
     ``source_text``: the source module's text; ``functions``: ``DropinFunction``s; ``prebuilt``:
-    ``(function, argument types, cache key, symbol)`` of the ahead-of-time specializations;
+    ``(function, argument types, cache key, symbol)`` of the ahead-of-time specializations (for
+    ``--space cuda``: the host build's key and symbol, then the device build's; None for a
+    build that does not exist);
     ``rejected``: name -> reason.
     """
     header = f"kpc drop-in for {source_path} (Kokkos C++, execution space {space})."
@@ -81,8 +83,9 @@ def emit_dropin(*, source_path: str, source_text: str, name: str, docstring: str
         space=space,
         options=repr(dict(sorted(options.items()))),
         cache_root=cache_root,
-        prebuilt=[{"function": f, "types": repr(tuple(tuple(t) for t in types)), "key": key, "symbol": symbol}
-                  for f, types, key, symbol in prebuilt],
+        prebuilt=[{"function": f, "types": repr(tuple(tuple(t) for t in types)),
+                   "builds": ", ".join(_literal(value) for value in builds)}
+                  for f, types, *builds in prebuilt],
         rejected={name: reason.splitlines()[0] if reason else "" for name, reason in rejected.items()},
         functions=[_template_function(f) for f in functions],
         any_lazy=any(not f.eager for f in functions),
@@ -107,3 +110,8 @@ def _docstring_literal(text: str) -> str:
     if '"""' in text or text.endswith("\\") or "\\" in text:
         return json.dumps(text)
     return f'"""{text}"""'
+
+
+def _literal(value) -> str:
+    """A cache key or symbol (or None) as Python source."""
+    return "None" if value is None else json.dumps(value)
