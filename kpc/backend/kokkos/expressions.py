@@ -204,7 +204,11 @@ class ExprEmitter:
         return interval.positive or (interval.hi is not None and interval.hi < 0)
 
     def _binary(self, left, op: str, right, t) -> Code:
-        text = f"{self.operand(left, t, op)} {op} {self.operand(right, t, op, right=True)}"
+        first = self.operand(left, t, op)
+        if op == "<<" and isinstance(left, (n.Const, n.GlobalConst)) and isinstance(t, ScalarType) and t.is_int:
+            # a literal is a C++ int: 1 << 60 would shift 32 bits (Numba's integers are 64-bit)
+            first = f"{scalar_type(t)}({first})"
+        text = f"{first} {op} {self.operand(right, t, op, right=True)}"
         return Code.op(text, PREC[op])
 
     def _power(self, e, t, lt, rt) -> str:

@@ -87,10 +87,11 @@ class FunctionEmitter(StatementEmitter, AllocationEmitter, RegionEmitter, Combin
         declared once at the top of the function, which every binding converts to (a view
         is a handle: rebinding copies no data). LayoutRight when every binding allocates,
         LayoutStride otherwise. Their inline declarations are dropped from the plan."""
-        self.swapped = set()  # names bound by tuple assignments: their owner is found by memory
+        self.swapped = set()  # parameters bound by tuple assignments: their owner is found by memory
         if self.variant != "host":
             return {}
         bindings: dict = {}
+        params = {p.name for p in self.function.params}
 
         def visit(block) -> None:
             for stmt in block:
@@ -98,18 +99,17 @@ class FunctionEmitter(StatementEmitter, AllocationEmitter, RegionEmitter, Combin
                     for name in assigned_names([stmt]):
                         bindings.setdefault(name, []).append(None)  # bound in a region: not here
                     continue
-                if isinstance(stmt, n.Assign):
-                    targets = stmt.target.elements if isinstance(stmt.target, n.TupleExpr) else [stmt.target]
-                    for target in targets:  # u, v = v, u binds both names
-                        if isinstance(target, n.Name):
+                if isinstance(stmt, n.Assign) and isinstance(stmt.target, n.Name):
+                    bindings.setdefault(stmt.target.id, []).append(stmt)
+                elif isinstance(stmt, n.Assign) and isinstance(stmt.target, n.TupleExpr):
+                    for target in stmt.target.elements:  # u, v = v, u of parameters binds both
+                        if isinstance(target, n.Name) and target.id in params:
                             bindings.setdefault(target.id, []).append(stmt)
-                            if len(targets) > 1:
-                                self.swapped.add(target.id)
+                            self.swapped.add(target.id)
                 for nested in nested_bodies(stmt):
                     visit(nested)
 
         visit(self.function.body)
-        params = {p.name for p in self.function.params}
         rebound = {}
         for name, stmts in bindings.items():
             t = self.types.get(name)
@@ -119,7 +119,7 @@ class FunctionEmitter(StatementEmitter, AllocationEmitter, RegionEmitter, Combin
             allocates = name not in params and all(is_allocation(v) for v in values)
             # parameters and allocations swapped among C-contiguous arrays (a double buffer)
             # stay LayoutRight: their regions index without strides
-            contiguous = t.layout == "C" and all(
+            contiguous = name in self.swapped and t.layout == "C" and all(
                 is_allocation(v) or isinstance(v, n.Name) and getattr(self.types.get(v.id), "layout", None) == "C"
                 for v in values)
             layout = "Kokkos::LayoutRight" if allocates or contiguous else "Kokkos::LayoutStride"
