@@ -8,13 +8,19 @@
 # Stages (default: all = tests corpus bench):
 #   probe   scripts/cuda/reduce_probe.cpp: parallel_reduce forms on this Kokkos
 #   triad_probe  scripts/cuda/triad_probe.cpp: triad forms vs a plain CUDA kernel
-#   tests   tests/gpu without the corpus (zero copy, copy-back, reductions, atomics, host code)
-#   seed    the corpus test on the seed kernels only (sum2d, sum3d, Lennard-Jones, star, star2)
-#   corpus  the corpus test on every corpus file (pytest-xdist, one worker per core)
+#   tests   tests/gpu/test_cuda.py without the corpus, on the device (KPC_PLACEMENT=device: zero
+#           copy, copy-back, reductions, atomics, host code)
+#   placement  tests/gpu/test_placement.py: both builds, the per-call choice, device arrays on the
+#           host build, the first call from the host build, np.random / double buffer on the device
+#   seed    the corpus test on the seed kernels only (sum2d, sum3d, Lennard-Jones, star, star2), on the device
+#   corpus  the corpus test on every corpus file (pytest-xdist, one worker per core), on the device
+#   pbench  benchmarks/placement.py (placement.json / .md / .png under $OUT)
 #   bench   scripts/cuda/gpu_bench.py (JSON, markdown, PNG under $OUT)
 #   quick   tests + seed + a short bench
-# Needs .kpc-carry/pykokkos-base-0.0.7.tar.gz (scripts/cuda/fetch_kokkos_sdist.sh), or an
-# existing CUDA Kokkos in KOKKOS_ROOT. Logs go to $OUT/*.log; the status of each stage to
+# Needs a Kokkos 4.6.01 source tree in .kpc-carry/kokkos-4.6.01 (git archive of kokkos/kokkos
+# 4.6.01; it builds the CUDA Kokkos and the host builds' CPU Kokkos, scripts/cuda/host_kokkos.sh),
+# or .kpc-carry/pykokkos-base-0.0.7.tar.gz (scripts/cuda/fetch_kokkos_sdist.sh, CUDA Kokkos 3.4.01
+# only), or an existing CUDA Kokkos in KOKKOS_ROOT (and KPC_HOST_KOKKOS_ROOT). Logs go to $OUT/*.log; the status of each stage to
 # $OUT/summary.txt. The script keeps going after a failed stage and exits 1 if any failed.
 set -uo pipefail
 
@@ -35,16 +41,35 @@ nvidia-smi --query-gpu=name,memory.total,compute_cap,driver_version --format=csv
 nvcc --version | tail -n 2 | tee -a "$summary"
 python3 -c "import numba, numpy, cupy; print('numba', numba.__version__, 'numpy', numpy.__version__, 'cupy', cupy.__version__)" 2>&1 | tee -a "$summary"
 
+kokkos4=.kpc-carry/kokkos-4.6.01  # a Kokkos 4.6.01 source tree, when carried
 if [ -z "${KOKKOS_ROOT:-}" ]; then
   prefix=${KPC_KOKKOS_PREFIX:-/opt/kokkos-cuda}
   mkdir -p "$prefix" 2>/dev/null && [ -w "$prefix" ] || prefix=/tmp/kokkos-cuda
   started=$(date +%s)
-  if bash scripts/cuda/kokkos_cuda_install.sh "$prefix" .kpc-carry/pykokkos-base-0.0.7.tar.gz > "$OUT/kokkos_install.log" 2>&1; then
+  if [ -d "$kokkos4" ]; then
+    KPC_CHECK_TESTS=0 KPC_BUILD_JOBS=$(nproc) bash scripts/kokkos4_check.sh "$kokkos4" "$prefix" > "$OUT/kokkos_install.log" 2>&1
+  else
+    bash scripts/cuda/kokkos_cuda_install.sh "$prefix" .kpc-carry/pykokkos-base-0.0.7.tar.gz > "$OUT/kokkos_install.log" 2>&1
+  fi
+  if [ -f "$prefix/lib/cmake/Kokkos/KokkosConfig.cmake" ] || [ -f "$prefix/lib64/cmake/Kokkos/KokkosConfig.cmake" ]; then
     note "Kokkos CUDA installed in $prefix in $(( $(date +%s) - started )) s"
   else
     note "FAILED: Kokkos CUDA install (see kokkos_install.log)"; tail -n 30 "$OUT/kokkos_install.log"; exit 1
   fi
   export KOKKOS_ROOT=$prefix
+fi
+# The host build of --space cuda modules needs a CPU Kokkos whose libraries have other names.
+if [ -z "${KPC_HOST_KOKKOS_ROOT:-}" ] && [ -d "$kokkos4" ]; then
+  host_prefix=${KPC_HOST_KOKKOS_PREFIX:-/opt/kokkos-host}
+  mkdir -p "$host_prefix" 2>/dev/null && [ -w "$host_prefix" ] || host_prefix=/tmp/kokkos-host
+  started=$(date +%s)
+  if bash scripts/cuda/host_kokkos.sh "$kokkos4" "$host_prefix" > "$OUT/host_kokkos_install.log" 2>&1; then
+    note "host Kokkos installed in $host_prefix in $(( $(date +%s) - started )) s"
+    export KPC_HOST_KOKKOS_ROOT=$host_prefix
+  else
+    note "FAILED: host Kokkos install (see host_kokkos_install.log); --space cuda runs without host builds"
+    tail -n 20 "$OUT/host_kokkos_install.log"
+  fi
 fi
 export PYTHONPATH=$repo${PYTHONPATH:+:$PYTHONPATH}
 export KPC_CACHE_DIR=${KPC_CACHE_DIR:-/tmp/kpc-cache}
@@ -79,9 +104,11 @@ for stage in "${stages[@]}"; do
     case "$s" in
       probe) run_stage reduce_probe bash -c "\"$KOKKOS_ROOT/bin/kpc_nvcc_wrapper\" -O3 -std=c++17 --expt-extended-lambda -I\"$KOKKOS_ROOT/include\" -Ikpc/backend/kokkos scripts/cuda/reduce_probe.cpp -o /tmp/reduce_probe -L\"$KOKKOS_ROOT/lib\" -lkokkoscore -lcuda -ldl -fopenmp -Xlinker -rpath=\"$KOKKOS_ROOT/lib\" && /tmp/reduce_probe" ; cat "$OUT/reduce_probe.log" ;;
       triad_probe) run_stage triad_probe bash -c "\"$KOKKOS_ROOT/bin/kpc_nvcc_wrapper\" -O3 -std=c++17 --expt-extended-lambda -I\"$KOKKOS_ROOT/include\" scripts/cuda/triad_probe.cpp -o /tmp/triad_probe -L\"$KOKKOS_ROOT/lib\" -lkokkoscore -lcuda -ldl -fopenmp -Xlinker -rpath=\"$KOKKOS_ROOT/lib\" && /tmp/triad_probe" ; cat "$OUT/triad_probe.log" ;;
-      tests) run_stage gpu_tests python3 -m pytest "${pytest_args[@]}" tests/gpu -k "not corpus" ;;
-      seed) run_stage gpu_seed python3 -m pytest "${pytest_args[@]}" tests/gpu -k "corpus and ($seed_k)" -n 5 --dist loadgroup ;;
-      corpus) run_stage gpu_corpus python3 -m pytest "${pytest_args[@]}" tests/gpu -k corpus -n "$jobs" --dist loadgroup ;;
+      tests) run_stage gpu_tests env KPC_PLACEMENT=device python3 -m pytest "${pytest_args[@]}" tests/gpu/test_cuda.py -k "not corpus" ;;
+      placement) run_stage gpu_placement python3 -m pytest "${pytest_args[@]}" -s tests/gpu/test_placement.py -n 4 ;;
+      pbench) run_stage placement_bench python3 benchmarks/placement.py "$OUT" ${KPC_PBENCH_ARGS:-} ; cat "$OUT/placement.md" 2>/dev/null ;;
+      seed) run_stage gpu_seed env KPC_PLACEMENT=device python3 -m pytest "${pytest_args[@]}" tests/gpu/test_cuda.py -k "corpus and ($seed_k)" -n 5 --dist loadgroup ;;
+      corpus) run_stage gpu_corpus env KPC_PLACEMENT=device python3 -m pytest "${pytest_args[@]}" tests/gpu/test_cuda.py -k corpus -n "$jobs" --dist loadgroup ;;
       bench) run_stage gpu_bench python3 scripts/cuda/gpu_bench.py "$OUT" ${KPC_BENCH_ARGS:-} ; cat "$OUT/cuda_bench.md" 2>/dev/null ;;
       quick_bench) run_stage gpu_bench python3 scripts/cuda/gpu_bench.py "$OUT" --quick ; cat "$OUT/cuda_bench.md" 2>/dev/null ;;
       *) note "unknown stage $s"; failed=1 ;;
