@@ -57,7 +57,7 @@ def main(argv=None) -> int:
     from kpc.check.runner import import_path
     from kpc.check.spec import load_cases
     from kpc.build_file import build
-    from kpc.runtime.dispatch import format_type, typeof
+    from kpc.runtime.argument_types import format_type, typeof
     from suite import SUITES, quick
 
     entries = quick(SUITES[args.suite]) if args.quick else list(SUITES[args.suite])

@@ -129,7 +129,7 @@ def _kernel(name, status, roles, reason=None, construct=None) -> KernelReport:
 def _build_kokkos(report, path, source, out, space, signatures, strict, auto_parallel, roles) -> None:
     from kpc import api
     from kpc.api import load_module
-    from kpc.runtime.dispatch import format_type
+    from kpc.runtime.argument_types import format_type
 
     generic = load_module(path, source=source)
     order = [name for name, _ in sorted(list(generic.functions.items()) + list(generic.rejected.items()),
@@ -183,7 +183,8 @@ def runtime_fallbacks(path, source: str) -> dict:
     import hashlib
 
     from kpc.runtime.cache import BuildCache
-    from kpc.runtime.dispatch import compiler_digest, format_type
+    from kpc.runtime.argument_types import format_type
+    from kpc.runtime.dispatch import compiler_digest
 
     digest = hashlib.sha256(source.encode()).hexdigest()
     found: dict = {}

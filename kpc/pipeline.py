@@ -114,7 +114,7 @@ class BuildResult:
     deferred: dict = field(default_factory=dict)
 
     def report(self) -> str:
-        from kpc.runtime.dispatch import format_type
+        from kpc.runtime.argument_types import format_type
 
         lines = [f"{self.module_path}: {len(self.functions)} translated to Kokkos C++ ({self.space}), "
                  f"{len(self.rejected)} kept as Numba"]
@@ -281,7 +281,8 @@ def failing_requests(path, source, requests, auto_parallel: bool = True, space: 
     """Requested specializations that cannot be typed or emitted, checked one by one without
     compiling: function -> reason (the function then stays Numba)."""
     from kpc.backend.kokkos.cxx import BackendError
-    from kpc.runtime.dispatch import SpecializationTypeError, format_type
+    from kpc.runtime.argument_types import format_type
+    from kpc.runtime.fallback import SpecializationTypeError
 
     reasons = {}
     for name, types in requests:
@@ -324,7 +325,7 @@ def compile_specializations(path, requests, space: str = "openmp", source: str |
     """Compile ``requests`` (``(function, argument types)`` pairs) into one translation unit.
 
     Returns a ``Specialized`` per request, in order. A request the compiler cannot type
-    raises ``kpc.runtime.dispatch.SpecializationTypeError``.
+    raises ``kpc.runtime.fallback.SpecializationTypeError``.
     """
     from kpc.compile_setup import check_space
 
@@ -366,7 +367,7 @@ def specialize(path, source, requests, auto_parallel: bool = True) -> Specializa
     a function's first signature goes in the first IR module, its second in the second, and so on.
     Raises ``SpecializationTypeError`` for a request kpc cannot type."""
     from kpc.backend.kokkos.emitter import Specialization
-    from kpc.runtime.dispatch import SpecializationTypeError
+    from kpc.runtime.fallback import SpecializationTypeError
 
     rounds: list = []
     for function, types in requests:
@@ -397,7 +398,8 @@ def typed_specialization(path, source, entries: dict, auto_parallel: bool = True
     """The module typed for ``entries`` (function -> argument types) after the kokkos pipeline,
     holding only those functions and what they call."""
     from kpc.passes.manager import PassContext, run_pipeline
-    from kpc.runtime.dispatch import SpecializationTypeError, format_type
+    from kpc.runtime.argument_types import format_type
+    from kpc.runtime.fallback import SpecializationTypeError
 
     texts = [f"{name}({', '.join(format_type(t) for t in types)})" for name, types in entries.items()]
     try:
@@ -416,7 +418,7 @@ def typed_specialization(path, source, entries: dict, auto_parallel: bool = True
 
 def _raise_rejected(module, names) -> None:
     """``SpecializationTypeError`` with the diagnostic of the first of ``names`` kept as Numba."""
-    from kpc.runtime.dispatch import SpecializationTypeError
+    from kpc.runtime.fallback import SpecializationTypeError
 
     for name in names:
         if name in module.rejected:
@@ -724,7 +726,7 @@ def emit_pykokkos(path, output, signatures, space, source, auto_parallel, only=N
 def build_pykokkos_specialization(source_path, function: str, types: tuple, space: str | None,
                                   options: dict) -> dict:
     """The PyKokkos module of ``source_path`` with ``function`` typed for ``types`` (runtime
-    argument types, ``kpc.runtime.dispatch.typeof``): what a PyKokkos module built without
+    argument types, ``kpc.runtime.argument_types.typeof``): what a PyKokkos module built without
     signatures asks for when it is called with other argument types.
 
     Upstream PyKokkos compiles workunits from a real file and keys its own cache by the
@@ -735,7 +737,7 @@ def build_pykokkos_specialization(source_path, function: str, types: tuple, spac
     import hashlib
 
     from kpc.runtime.cache_dir import cache_root
-    from kpc.runtime.dispatch import format_type
+    from kpc.runtime.argument_types import format_type
 
     source_path = os.path.abspath(os.fspath(source_path))
     stem = _stem(source_path)

@@ -26,7 +26,7 @@ def signatures_of(path) -> list:
     from kpc.check.inputs import make_inputs
     from kpc.check.runner import default_selection
     from kpc.check.spec import load_cases
-    from kpc.runtime.dispatch import format_type, typeof
+    from kpc.runtime.argument_types import format_type, typeof
 
     try:
         cases = load_cases(path).cases

@@ -113,7 +113,7 @@ def default_selection(case) -> Iterable[Variant]:
 def case_signatures(path, kernels=None) -> list:
     """Numba signature strings of every input variant ``check_file`` runs, so one ahead-of-time
     build covers them (the same selection as ``default_selection``)."""
-    from kpc.runtime.dispatch import format_type, typeof
+    from kpc.runtime.argument_types import format_type, typeof
 
     signatures = []
     for kernel, case in load_cases(path).cases.items():

@@ -88,7 +88,7 @@ def run_bench(args: argparse.Namespace) -> int:
     from kpc.check.spec import CaseSpecError, load_cases
     from kpc.build_file import OutputError, build, prepare_output
     from kpc.ir.diagnostics import KpcError
-    from kpc.runtime.dispatch import format_type, typeof
+    from kpc.runtime.argument_types import format_type, typeof
 
     if args.repeats < 1:
         print("kpc bench: error: --repeats must be at least 1", file=sys.stderr)

@@ -8,6 +8,9 @@ Parallel loops are ``For`` nodes with a ``parallel`` annotation (``ParallelInfo`
 one uniform representation for serial, ``prange`` and auto-parallelized loops,
 so passes only flip annotations and emitters read them.
 
+An expression prints as Python-like text (``format_expr``, also its ``str``); ``kpc.ir.printer``
+prints statements, functions and modules with it.
+
 >>> i = Name("i")
 >>> str(BinOp("+", i, Const(1)))
 'i + 1'
@@ -44,8 +47,6 @@ class Expr:
     """Base of expressions. ``type`` is filled by ``infer-types``."""
 
     def __str__(self) -> str:
-        from .printer import format_expr
-
         return format_expr(self)
 
 
@@ -217,6 +218,101 @@ class TupleExpr(Expr):
     elements: list
     type: Type = UNKNOWN
     loc: Loc = NOLOC
+
+
+# --------------------------------------------------------------------------- text of expressions
+
+
+# Python precedence, higher binds tighter; used to print the fewest parentheses.
+_PREC = {
+    "or": 1, "and": 2, "not": 3, "cmp": 4, "|": 5, "^": 6, "&": 7, "<<": 8, ">>": 8,
+    "+": 9, "-": 9, "*": 10, "/": 10, "//": 10, "%": 10, "@": 10, "unary": 11, "**": 12,
+    "atom": 13, "ifexp": 0,
+}
+
+
+def _prec(expr) -> int:
+    if isinstance(expr, BinOp):
+        return _PREC[expr.op]
+    if isinstance(expr, UnaryOp):
+        return _PREC["not"] if expr.op == "not" else _PREC["unary"]
+    if isinstance(expr, Compare):
+        return _PREC["cmp"]
+    if isinstance(expr, BoolOp):
+        return _PREC[expr.op]
+    if isinstance(expr, IfExp):
+        return _PREC["ifexp"]
+    if isinstance(expr, Const) and isinstance(expr.value, (int, float)) and expr.value < 0:
+        return _PREC["unary"]
+    return _PREC["atom"]
+
+
+def _wrap(expr, minimum: int) -> str:
+    text = format_expr(expr)
+    return f"({text})" if _prec(expr) < minimum else text
+
+
+def format_const(value) -> str:
+    if value is None:
+        return "None"
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, float):
+        return repr(value)
+    return repr(value)
+
+
+def format_expr(expr) -> str:
+    """Python-like text of an expression (no types; types are shown on declarations)."""
+    if expr is None:
+        return ""
+    if isinstance(expr, Const):
+        return format_const(expr.value)
+    if isinstance(expr, Name):
+        return expr.id
+    if isinstance(expr, GlobalConst):
+        return expr.name
+    if isinstance(expr, BinOp):
+        p = _PREC[expr.op]
+        if expr.op == "**":
+            return f"{_wrap(expr.left, p + 1)} ** {_wrap(expr.right, p)}"
+        return f"{_wrap(expr.left, p)} {expr.op} {_wrap(expr.right, p + 1)}"
+    if isinstance(expr, UnaryOp):
+        if expr.op == "not":
+            return f"not {_wrap(expr.operand, _PREC['not'])}"
+        return f"{expr.op}{_wrap(expr.operand, _PREC['unary'])}"
+    if isinstance(expr, Compare):
+        p = _PREC["cmp"]
+        return f"{_wrap(expr.left, p + 1)} {expr.op} {_wrap(expr.right, p + 1)}"
+    if isinstance(expr, BoolOp):
+        p = _PREC[expr.op]
+        return f" {expr.op} ".join(_wrap(v, p + 1) for v in expr.values)
+    if isinstance(expr, IfExp):
+        return f"{_wrap(expr.body, 1)} if {_wrap(expr.test, 1)} else {_wrap(expr.orelse, 0)}"
+    if isinstance(expr, Call):
+        args = [format_expr(a) for a in expr.args]
+        args += [f"{k}={format_expr(v)}" for k, v in expr.kwargs.items()]
+        if expr.kind == "kernel":
+            return f"call @{expr.func}({', '.join(args)})"
+        if expr.kind == "numpy" and expr.func.startswith("."):
+            return f"{_wrap(expr.args[0], _PREC['atom'])}{expr.func}({', '.join(args[1:])})"
+        return f"{expr.func}({', '.join(args)})"
+    if isinstance(expr, Cast):
+        return f"{expr.to}({format_expr(expr.value)})"
+    if isinstance(expr, Slice):
+        text = f"{format_expr(expr.lower)}:{format_expr(expr.upper)}"
+        if expr.step is not None:
+            text += f":{format_expr(expr.step)}"
+        return text
+    if isinstance(expr, Index):
+        inner = ", ".join(format_expr(i) for i in expr.indices)
+        return f"{_wrap(expr.base, _PREC['atom'])}[{inner}]"
+    if isinstance(expr, Attribute):
+        return f"{_wrap(expr.value, _PREC['atom'])}.{expr.attr}"
+    if isinstance(expr, TupleExpr):
+        inner = ", ".join(format_expr(e) for e in expr.elements)
+        return f"({inner},)" if len(expr.elements) == 1 else f"({inner})"
+    raise TypeError(f"cannot print {type(expr).__name__}")
 
 
 # --------------------------------------------------------------------------- statements

@@ -116,7 +116,7 @@ def trip_count(loop: n.For):
     Clamping matters: two empty dimensions with negative extents would multiply
     into a positive iteration count.
 
-    >>> from kpc.ir.printer import format_expr
+    >>> from kpc.ir.nodes import format_expr
     >>> i, size = n.Name("i"), n.Index(n.Attribute(n.Name("a"), "shape"), [n.Const(0)])
     >>> format_expr(trip_count(n.For(i, n.Const(0), size, n.Const(1), [])))
     'a.shape[0]'

@@ -172,7 +172,7 @@ _BY_SHORT = {short: ScalarType(name) for name, short in _SHORT.items()}
 
 
 def runtime_type(t: Type) -> tuple:
-    """``t`` as the runtime spells an argument type (``kpc.runtime.dispatch.typeof``):
+    """``t`` as the runtime spells an argument type (``kpc.runtime.argument_types.typeof``):
     ``("array", dtype, ndim, layout)`` or ``("scalar", dtype)``.
 
     >>> runtime_type(ArrayType(scalar("float32"), 2, "C")), runtime_type(scalar("int64"))

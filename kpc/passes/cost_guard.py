@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 
 from kpc.ir import nodes as n
-from kpc.ir.printer import format_expr
+from kpc.ir.nodes import format_expr
 from kpc.ir.queries import assigned_names, expr_names
 from kpc.ir.rewrite import replace_names
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kpc.ir import nodes as n
-from kpc.ir.printer import format_expr
+from kpc.ir.nodes import format_expr
 from kpc.ir.queries import expr_names, nested_bodies, statements, stmt_defs
 from kpc.ir.types import SLICE, ArrayType, TupleType
 

@@ -46,7 +46,7 @@ After::
 from __future__ import annotations
 
 from kpc.ir import nodes as n
-from kpc.ir.printer import format_expr  # noqa: F401  (doctest)
+from kpc.ir.nodes import format_expr  # noqa: F401  (doctest)
 from kpc.ir.types import ScalarType
 
 from .manager import Pass, register

@@ -28,7 +28,7 @@ from __future__ import annotations
 from kpc.ir import intrinsics as lib
 from kpc.ir import nodes as n
 from kpc.ir.diagnostics import KpcError, Note
-from kpc.ir.printer import format_expr
+from kpc.ir.nodes import format_expr
 from kpc.ir.types import NONE, SLICE, UNKNOWN, ArrayType, ScalarType, TupleType, Type, scalar
 
 from . import numba_rules as rules

@@ -61,7 +61,8 @@ from dataclasses import dataclass, field
 from kpc.ir import nodes as n
 from kpc.ir.intrinsics import NUMPY_BOUND, NUMPY_RANDOM, NUMPY_UFUNCS
 from kpc.ir.diagnostics import KpcError, Note
-from kpc.ir.printer import format_expr, format_function  # noqa: F401  (format_function: doctest)
+from kpc.ir.nodes import format_expr
+from kpc.ir.printer import format_function  # noqa: F401  (doctest)
 from kpc.ir.types import NONE, SLICE, ArrayType, ScalarType
 
 from .manager import Pass, register

@@ -329,7 +329,7 @@ def format_listing(cache: BuildCache) -> str:
         lines.append(f"{key[:12]}  {size:6.2f} MB  {_age(manifest.get('created', 0)):>8}  "
                      f"{manifest.get('space', '?'):7}  {source}: {', '.join(functions)}")
     for record in cache.fallbacks():
-        from .dispatch import format_type
+        from .argument_types import format_type
 
         signature = ", ".join(format_type(tuple(t)) for t in record.get("types", []))
         where = f"{record['location']}: " if record.get("location") else ""

@@ -120,7 +120,7 @@ def is_cuda_array(value) -> bool:
 
 
 def cuda_array_type(value):
-    """``("array", dtype, ndim, layout)`` of a CUDA array, as ``dispatch.typeof`` types NumPy arrays."""
+    """``("array", dtype, ndim, layout)`` of a CUDA array, as ``argument_types.typeof`` types NumPy arrays."""
     import numpy as np
 
     interface = value.__cuda_array_interface__

@@ -1,23 +1,13 @@
-"""Argument types, signature matching and dispatch for the functions of a kpc drop-in module.
+"""Signature matching and dispatch for the functions of a kpc drop-in module.
 
 A call goes ``potential(cluster)`` (the generated Python function, with the original
 signature) -> ``Dispatcher.__call__`` -> a dict lookup on a cheap key of the argument
 kinds -> the compiled pybind11 function. A key seen for the first time is resolved
 once: its argument types are computed the way Numba's dispatcher types arguments
-(``typeof``), matched against the ahead-of-time specializations, and, for functions
-without eager signatures, compiled on demand (``ModuleRuntime.specialize``), like
-Numba compiles a new specialization for each new argument-type signature.
-
-Argument types are plain tuples here (``("array", "float64", 2, "C")``,
-``("scalar", "int64")``): the runtime does not depend on the compiler's IR.
-
->>> import numpy as np
->>> typeof(np.zeros((3, 4))), typeof(np.zeros((3, 4))[:, ::2]), typeof(np.zeros((3, 4), order="F"))
-(('array', 'float64', 2, 'C'), ('array', 'float64', 2, 'A'), ('array', 'float64', 2, 'F'))
->>> typeof(3), typeof(2.5), typeof(True), typeof(np.float32(1))
-(('scalar', 'int64'), ('scalar', 'float64'), ('scalar', 'bool'), ('scalar', 'float32'))
->>> format_type(("array", "float32", 2, "A")), format_type(("scalar", "int64"))
-('float32[:, :]', 'int64')
+(``kpc.runtime.argument_types``), matched against the ahead-of-time specializations,
+and, for functions without eager signatures, compiled on demand
+(``ModuleRuntime.specialize``), like Numba compiles a new specialization for each new
+argument-type signature.
 """
 
 from __future__ import annotations
@@ -35,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from . import fallback, kokkos_session, loader
+from .argument_types import format_type, typeof
 from .cache import BuildCache
 from .cache_dir import numba_cache_aside
 
@@ -57,50 +48,6 @@ _SCALAR_CONVERSIONS = {
 
 class DispatchError(TypeError):
     """No compiled specialization accepts the arguments (a TypeError naming the parameter)."""
-
-
-def layout_of(array) -> str:
-    flags = array.flags
-    if flags.c_contiguous:
-        return "C"
-    if flags.f_contiguous:
-        return "F"
-    return "A"
-
-
-def typeof(value):
-    """The argument type of a value as Numba's dispatcher would type it, or None if unsupported."""
-    if isinstance(value, np.ndarray):
-        return ("array", value.dtype.name, value.ndim, layout_of(value))
-    if isinstance(value, bool):
-        return ("scalar", "bool")
-    if isinstance(value, int):
-        return ("scalar", "int64") if -(2 ** 63) <= value < 2 ** 63 else ("scalar", "uint64")
-    if isinstance(value, float):
-        return ("scalar", "float64")
-    if isinstance(value, complex):
-        return ("scalar", "complex128")
-    if isinstance(value, np.generic):
-        return ("scalar", value.dtype.name)
-    if hasattr(value, "__cuda_array_interface__"):
-        from . import device_arrays  # CUDA arrays (CuPy): imported only when one shows up
-
-        if device_arrays.is_cuda_array(value):
-            return device_arrays.cuda_array_type(value)
-    return None
-
-
-def format_type(t) -> str:
-    """Numba's spelling of an argument type (``float64[:, ::1]`` for a C-contiguous 2-D array)."""
-    if t[0] in ("scalar", "python"):  # "python": a value kpc does not type (a list): its class
-        return t[1]
-    _, dtype, ndim, layout = t
-    dims = [":"] * ndim
-    if ndim and layout == "C":
-        dims[-1] = "::1"
-    elif ndim and layout == "F":
-        dims[0] = "::1"
-    return f"{dtype}[{', '.join(dims)}]"
 
 
 def describe_value(value) -> str:
@@ -653,14 +600,3 @@ class ModuleRuntime:
                     raise
                 self._original = module
         return self._original
-
-
-class SpecializationTypeError(Exception):
-    """The compiler could not type a function for the given argument types; ``diagnostic``:
-    the compiler's (``kpc.ir.diagnostics.Diagnostic``: place, construct), when it gave one."""
-
-    def __init__(self, message: str, diagnostic=None):
-        super().__init__(message)
-        self.diagnostic = diagnostic
-
-

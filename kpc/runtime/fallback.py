@@ -11,7 +11,6 @@ recorded in the build cache's index (keyed like the specialization, so a changed
 or kpc tries again) where ``kpc cache ls`` and the report of a later ``kpc build`` show it.
 ``KPC_STRICT=1`` in the environment (or ``kpc.jit(strict=True)``) raises instead.
 
->>> from kpc.runtime.dispatch import SpecializationTypeError
 >>> record = failure_record(SpecializationTypeError(
 ...     "m.py:9:9: error: array index must be an integer, got f64\\n    counts[b] += 1"), "hist")
 >>> record["kind"], record["location"], record["construct"]
@@ -33,6 +32,15 @@ class KpcFallbackWarning(UserWarning):
     """kpc could not type or compile a function for some argument types; Numba runs it for them."""
 
 
+class SpecializationTypeError(Exception):
+    """The compiler could not type a function for the given argument types; ``diagnostic``:
+    the compiler's (``kpc.ir.diagnostics.Diagnostic``: place, construct), when it gave one."""
+
+    def __init__(self, message: str, diagnostic=None):
+        super().__init__(message)
+        self.diagnostic = diagnostic
+
+
 # Errors that say nothing about the function: they propagate as they are.
 PROPAGATE = (ForkedChild, KokkosFinalized, MemoryError)
 
@@ -47,8 +55,6 @@ def strict_mode(dispatcher_strict: bool = False) -> bool:
 def failure_record(error: BaseException, function: str) -> dict:
     """What a failed specialization left to say (JSON-able): kind, place, construct, reason,
     and the kept generated source for a compiler failure."""
-    from .dispatch import SpecializationTypeError
-
     text = str(error)
     diagnostic = getattr(error, "diagnostic", None)
     generated = getattr(error, "source", None)
@@ -111,8 +117,6 @@ def fallback_message(function: str, signature: str, record: dict, earlier: bool 
 
 def strict_error(function: str, signature: str, record: dict, error: BaseException | None) -> BaseException:
     """What strict mode raises: the original error, or for a recorded fallback a ``TypeError``."""
-    from .dispatch import SpecializationTypeError
-
     if isinstance(error, SpecializationTypeError):
         return TypeError(f"{function}(): kpc cannot compile it for the argument types ({signature}): {error}")
     if error is not None:

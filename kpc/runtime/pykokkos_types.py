@@ -31,7 +31,8 @@ import warnings
 import numpy as np
 
 from . import fallback
-from .dispatch import PLAIN_SCALARS, SUPPORTED_DTYPES, SourceFile, format_type, typeof
+from .argument_types import format_type, typeof
+from .dispatch import PLAIN_SCALARS, SUPPORTED_DTYPES, SourceFile
 
 
 def _types_key(types) -> tuple:

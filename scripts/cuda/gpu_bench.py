@@ -29,7 +29,7 @@ from kpc.api import build  # noqa: E402
 from kpc.check.inputs import make_inputs  # noqa: E402
 from kpc.check.runner import import_path  # noqa: E402
 from kpc.check.spec import load_cases  # noqa: E402
-from kpc.runtime.dispatch import format_type, typeof  # noqa: E402
+from kpc.runtime.argument_types import format_type, typeof  # noqa: E402
 
 PEAK_TBS = {"H200": 4.8, "H100": 3.35}
 

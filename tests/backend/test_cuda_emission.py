@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from kpc.runtime import device_arrays
-from kpc.runtime.dispatch import typeof
+from kpc.runtime.argument_types import typeof
 
 KERNELS = '''
 import numpy as np

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kpc.runtime.dispatch import format_type, typeof
+from kpc.runtime.argument_types import format_type, typeof
 from kpc.check.runner import import_path
 
 HERE = Path(__file__).resolve().parent

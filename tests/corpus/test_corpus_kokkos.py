@@ -33,7 +33,7 @@ os.environ.setdefault("KPC_SERIAL_THRESHOLD", "64")
 from kpc.check.inputs import make_inputs  # noqa: E402
 from kpc.check.runner import check_file, default_selection, import_path  # noqa: E402
 from kpc.check.spec import corpus_files, load_cases  # noqa: E402
-from kpc.runtime.dispatch import format_type, typeof  # noqa: E402
+from kpc.runtime.argument_types import format_type, typeof  # noqa: E402
 
 HAVE_SCIPY = importlib.util.find_spec("scipy") is not None
 CORPUS = Path(__file__).resolve().parent

@@ -14,7 +14,7 @@ import pytest
 from kpc.check.inputs import make_inputs
 from kpc.check.runner import check_file, default_selection
 from kpc.check.spec import corpus_files, load_cases
-from kpc.runtime.dispatch import format_type, typeof
+from kpc.runtime.argument_types import format_type, typeof
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cupy_inputs import CupyInputs  # noqa: E402

@@ -6,7 +6,7 @@ import doctest
 
 import kpc.ir.rewrite as rewrite_module
 from kpc.ir import nodes as n
-from kpc.ir.printer import format_expr
+from kpc.ir.nodes import format_expr
 from kpc.ir.rewrite import FreshNames, step_value, trip_count
 from kpc.ir.types import INT64
 

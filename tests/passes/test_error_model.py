@@ -8,7 +8,7 @@ from source_ir import load
 
 import kpc.passes.error_model as error_model_module
 from kpc.ir import nodes as n
-from kpc.ir.printer import format_expr
+from kpc.ir.nodes import format_expr
 from kpc.passes.manager import PassContext, run_pipeline
 
 

@@ -8,7 +8,7 @@ import pytest
 from source_ir import run
 
 from kpc.ir import nodes as n
-from kpc.ir.printer import format_expr
+from kpc.ir.nodes import format_expr
 
 CASES = [
     ("x ** 2", "(f8,)", "x * x", "f64"),

@@ -9,33 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kpc.runtime.dispatch import DispatchError, ModuleRuntime, _accepts, format_type, typeof
-
-
-@pytest.mark.parametrize("value,expected", [
-    (np.zeros((2, 3)), ("array", "float64", 2, "C")),
-    (np.zeros((2, 3), order="F"), ("array", "float64", 2, "F")),
-    (np.zeros((2, 6))[:, ::2], ("array", "float64", 2, "A")),
-    (np.zeros(5, dtype=np.float32), ("array", "float32", 1, "C")),
-    (np.zeros((3, 1)), ("array", "float64", 2, "C")),
-    (np.zeros(0, dtype=np.int64), ("array", "int64", 1, "C")),
-    (7, ("scalar", "int64")),
-    (2.5, ("scalar", "float64")),
-    (True, ("scalar", "bool")),
-    (np.float32(1.0), ("scalar", "float32")),
-    (np.int32(1), ("scalar", "int32")),
-    ([1.0], None),
-    ("text", None),
-])
-def test_typeof_follows_numba(value, expected):
-    assert typeof(value) == expected
-
-
-def test_format_type_uses_numbas_grammar():
-    assert format_type(("array", "float64", 2, "C")) == "float64[:, ::1]"
-    assert format_type(("array", "float64", 2, "F")) == "float64[::1, :]"
-    assert format_type(("array", "int64", 3, "A")) == "int64[:, :, :]"
-    assert format_type(("scalar", "bool")) == "bool"
+from kpc.runtime.argument_types import typeof
+from kpc.runtime.dispatch import DispatchError, ModuleRuntime, _accepts
 
 
 def test_eager_signatures_accept_what_numba_converts():

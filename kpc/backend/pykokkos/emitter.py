@@ -457,7 +457,7 @@ class PyKokkosEmitter:
 
 def _per_call_types(fn: n.Function) -> tuple:
     """``(built, eager)``: the argument types ``fn`` was built for, and those of its eager
-    signatures (None without: any types), as ``kpc.runtime.dispatch.typeof`` spells them."""
+    signatures (None without: any types), as ``kpc.runtime.argument_types.typeof`` spells them."""
     built = tuple(runtime_type(p.type) for p in fn.params)
     if not fn.signatures:
         return built, None

@@ -15,7 +15,7 @@
 
 from __future__ import annotations
 
-from .device import FLOORDIV_FLOAT, FLOORDIV_INT, MOD_FLOAT, MOD_INT
+from .device_expressions import FLOORDIV_FLOAT, FLOORDIV_INT, MOD_FLOAT, MOD_INT
 from .model import FunctionModel
 
 _INT_REMAINDER = [
