@@ -94,14 +94,22 @@ def arg_key(value, _ndarray=np.ndarray, _plain=PLAIN_SCALARS):
 def argument_code(value, _ndarray=np.ndarray, _codes=_SCALAR_CODES):
     """The 16-bit code of an argument in a dispatch key, or None: for a NumPy array of a
     built-in dtype, 1 | C-contiguous << 1 | F-contiguous << 2 | writeable << 3 | dtype number
-    << 4 | rank << 9 (odd); for a number of a ``PLAIN_SCALAR_TYPES`` class, (index + 1) << 1."""
+    << 4 | rank << 9 (odd); for a number of a ``PLAIN_SCALAR_TYPES`` class, (index + 1) << 1;
+    for a CuPy array, 0x8000 | C-contiguous << 1 | F-contiguous << 2 | dtype number << 4 |
+    rank << 9 (even, rank below 64)."""
     if isinstance(value, _ndarray):
         number, ndim, flags = value.dtype.num, value.ndim, value.flags.num
         if number >= 32 or ndim >= 128:
             return None
         return (1 | (2 if flags & _C_CONTIGUOUS else 0) | (4 if flags & _F_CONTIGUOUS else 0)
                 | (8 if flags & _WRITEABLE else 0) | number << 4 | ndim << 9)
-    return _codes.get(value.__class__)
+    code = _codes.get(value.__class__)
+    if code is None and "cupy" in sys.modules and isinstance(value, sys.modules["cupy"].ndarray):
+        number, ndim, flags = value.dtype.num, value.ndim, value.flags
+        if number < 32 and ndim < 64:  # a CuPy array: even, 0x8000 | ... (kpc_numpy.hpp's code)
+            code = (0x8000 | (2 if flags.c_contiguous else 0) | (4 if flags.f_contiguous else 0)
+                    | number << 4 | ndim << 9)
+    return code
 
 
 def python_key(*args):
