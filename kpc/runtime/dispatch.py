@@ -478,12 +478,11 @@ class ModuleRuntime:
         if host_key:
             host, host_key, host_symbol = load("host", host_key, host_symbol)
         written = self._written(host_key, host_symbol) if host_key else self._written(*device)
-        device_build = None
-        if device and device[0]:
-            def device_build():
-                function, key, symbol = load("device", *device)
-                return function
-        return placement.Tiers(self._label(dispatcher.name, types), host, device_build, written,
+        def device_build():
+            return load("device", *device)[0]
+
+        return placement.Tiers(self._label(dispatcher.name, types), host,
+                               device_build if device and device[0] else None, written,
                                placement.waits_for_device(fallback.strict_mode(dispatcher.strict)),
                                self._device_failed(dispatcher, types))
 

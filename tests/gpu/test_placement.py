@@ -165,14 +165,14 @@ def test_double_buffer_of_parameters_on_the_device(built):
     exec(compile(KERNELS.replace("parallel=True", ""), "placement_kernels.py", "exec"), namespace)
     u, v = np.random.default_rng(1).random(4097), np.zeros(4097)
     expected = namespace["heat_swap"](u.copy(), v.copy(), 0.2, 7)
-    out = run(built, f"""
+    out = run(built, """
         import cupy
         rng = np.random.default_rng(1)
         u, v = rng.random(4097), np.zeros(4097)
         numpy_result = m.heat_swap(u, v, 0.2, 7)
         du, dv = cupy.asarray(np.random.default_rng(1).random(4097)), cupy.zeros(4097)
         cupy_result = m.heat_swap(du, dv, 0.2, 7)
-        print(json.dumps({{"numpy": numpy_result.tolist(), "cupy": cupy.asnumpy(cupy_result).tolist()}}))
+        print(json.dumps({"numpy": numpy_result.tolist(), "cupy": cupy.asnumpy(cupy_result).tolist()}))
     """, KPC_PLACEMENT="device", KPC_DEVICE_BUILD="wait")
     np.testing.assert_allclose(out["numpy"], expected, rtol=1e-12)
     np.testing.assert_allclose(out["cupy"], expected, rtol=1e-12)

@@ -1,0 +1,328 @@
+"""Placement on a GPU build: kernels timed under Numba on every host core, kpc ``--space openmp`` and
+kpc ``--space cuda`` (host and device builds, placed per call), with NumPy and with device arrays.
+
+    PYTHONPATH=. python3 benchmarks/placement.py OUT_DIR [--quick] [--collection] [--only=LABEL,...]
+
+Needs ``KOKKOS_ROOT`` (a CUDA Kokkos) and ``KPC_HOST_KOKKOS_ROOT`` (the CPU Kokkos of the host
+builds, which the ``--space openmp`` builds use too: the bar is kpc's own host build), CuPy, and
+runs with ``KPC_STRICT=1`` (a kernel that does not compile is a failure, not Numba's time).
+Each size is checked against Numba first; then the contenders run interleaved after a warm-up of
+eight calls (the placed function learns there), best and median of at least seven runs
+(``kpc.bench.timing.interleave``). Device-array rows time kpc on CuPy copies of the arguments
+(each call waits for the device) beside Numba and the OpenMP build on the NumPy originals, and
+for the STREAM triad CuPy's own elementwise kernel. ``--collection``: every KPC_CASES kernel of
+examples/collection at its largest case size, NumPy arguments only.
+
+Writes ``OUT_DIR/placement.json`` (``{"machine": ..., "rows": [{"kernel", "size", "arrays",
+"numba_s", "openmp_s", "cuda_s", "placement", ...}]}``, best-of-n seconds of one run),
+``placement.md`` and ``placement.png``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+CORPUS = REPO / "tests" / "corpus"
+sys.path.insert(0, str(REPO))
+os.environ.setdefault("KPC_STRICT", "1")
+THREADS = os.cpu_count() or 1
+os.environ.setdefault("NUMBA_NUM_THREADS", str(THREADS))
+os.environ.setdefault("OMP_NUM_THREADS", str(THREADS))
+os.environ.setdefault("OMP_PROC_BIND", "false")
+
+import numpy as np  # noqa: E402
+
+ELEMENTS = [10**3, 10**4, 10**5, 10**6, 10**7, 10**8]
+SIDES = [32, 100, 316, 1000, 3162, 10000]  # side**2: 10^3 ... 10^8 elements
+
+
+def _line(counts, **fixed):
+    return [dict(n=count, **fixed) for count in counts]
+
+
+def _square(names, sides, **fixed):
+    return [dict({name: side for name in names.split(",")}, **fixed) for side in sides]
+
+
+# (label, corpus file, kernel, dtype, sizes, size key): the suite, 10^3 ... 10^8 elements
+SUITE = [
+    ("stream_triad", "stream_triad.py", "triad_loop", "float64", _line(ELEMENTS), "n"),
+    ("stream_copy", "stream_triad.py", "stream_copy", "float64", _line(ELEMENTS), "n"),
+    ("reduce_sum", "reduce_sum_prod.py", "total", "float64", _line(ELEMENTS), "n"),
+    ("reduce_min_max", "reduce_min_max.py", "float_extrema", "float64", _line(ELEMENTS), "n"),
+    ("sum2d", "sum2d.py", "sum2d", "float64", _square("m,n", SIDES), "n"),
+    ("star", "star.py", "star", "float64", _square("n,m", SIDES), "n"),
+    ("stencil2d", "stencil2d_loops.py", "laplacian", "float64", _square("n,m", SIDES), "n"),
+    ("matvec", "matvec_loops.py", "matvec", "float64", _square("n,m", SIDES), "n"),
+    ("softmax_rows", "np_softmax.py", "softmax_rows", "float64",
+     [{"n": n, "m": 100} for n in (10, 100, 1000, 10**4, 10**5, 10**6)], "n"),
+    ("star2_10_steps", "star2.py", "star2", "float64", _square("n,m", SIDES[:5], steps=10), "n"),
+    ("jacobi_2d_10_steps", "np_jacobi2d.py", "jacobi_2d", "float64", _square("n", SIDES[:5], t=10), "n"),
+    ("heat_swap_100_steps", "double_buffer_params.py", "heat_swap", "float64",
+     _line(ELEMENTS[:5], steps=100), "n"),
+    ("lennard_jones", "lennard_jones.py", "potential", "float64", _line([100, 1000, 3000, 10000, 30000]), "n"),
+]
+
+
+def quick(entries):
+    return [(label, f, k, d, sizes[1:3], key) for label, f, k, d, sizes, key in entries]
+
+
+def machine() -> dict:
+    def first(command):
+        try:
+            return subprocess.run(command, capture_output=True, text=True, timeout=30).stdout.strip().splitlines()[0]
+        except Exception:  # noqa: BLE001
+            return "unknown"
+    import numba
+
+    return {"gpu": first(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"]), "host_threads": THREADS,
+            "kokkos_cuda": os.environ.get("KOKKOS_ROOT", ""), "kokkos_host": os.environ.get("KPC_HOST_KOKKOS_ROOT", ""),
+            "commit": first(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"]), "numba": numba.__version__,
+            "numpy": np.__version__, "date": time.strftime("%Y-%m-%d %H:%M")}
+
+
+def build_all(jobs: list, space: str, kokkos_root: str, out: Path) -> dict:
+    """Build each (file, {kernel: [signature]}) for ``space`` against ``kokkos_root``, several at a
+    time; file -> the imported drop-in module (or the exception)."""
+    from kpc.api import build
+    from kpc.check.runner import import_path
+
+    os.environ["KOKKOS_ROOT"] = kokkos_root
+
+    def one(job):
+        path, signatures = job
+        folder = out / f"{space}_{Path(path).stem}"
+        started = time.perf_counter()
+        try:
+            result = build(path, folder, signatures=signatures, space=space, strict=True)
+            print(f"[placement] built {Path(path).name} for {space} in {time.perf_counter() - started:.1f} s",
+                  flush=True)
+            return path, import_path(result.module_path)
+        except Exception as error:  # noqa: BLE001 (reported in the table)
+            print(f"[placement] FAILED {Path(path).name} for {space}: {error}", flush=True)
+            return path, error
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        return dict(pool.map(one, jobs))
+
+
+def placed_decision(module, kernel: str, args) -> str:
+    """Where the placed function of ``kernel`` runs calls like ``args`` (``kpc_placement.hpp``)."""
+    dispatcher = getattr(module, f"_kpc_{kernel}")
+    try:
+        function = dispatcher.table.get(dispatcher.runtime.key(*args))
+    except TypeError:
+        function = None
+    if function is None or not hasattr(function, "decision"):
+        return "unknown"
+    nbytes = sum(int(getattr(a, "nbytes", 0)) for a in args if hasattr(a, "nbytes") and not np.isscalar(a))
+    return function.decision(nbytes)
+
+
+def run_rows(label, path, kernel, dtype, size_list, size_key, openmp, cuda, device_arrays: bool) -> list:
+    import cupy
+
+    from kpc.bench.timing import interleave
+    from kpc.check.compare import compare_outcomes
+    from kpc.check.inputs import make_inputs
+    from kpc.check.runner import import_path, numba_threads
+    from kpc.check.spec import load_cases
+
+    case = load_cases(path).cases[kernel]
+    reference = getattr(import_path(path), kernel)
+    rows = []
+    for sizes in size_list:
+        row = {"kernel": label, "size": int(sizes[size_key]), "sizes": dict(sizes), "dtype": dtype}
+        try:
+            inputs = make_inputs(case, dtype, sizes, "C")
+            rtol, atol = case.tolerance(dtype)
+            with numba_threads(1 if case.serial_reference else None):
+                expected = inputs.call(reference)
+            for name, module in (("openmp", openmp), ("cuda", cuda)):
+                with np.errstate(all="ignore"):
+                    actual = inputs.call(getattr(module, kernel))
+                mismatch = compare_outcomes(expected, actual, rtol=rtol, atol=atol, scale=inputs.magnitude())
+                if mismatch is not None:
+                    raise AssertionError(f"{name} disagrees with Numba: {mismatch}")
+            args = inputs.args()
+            numba_fn, openmp_fn, cuda_fn = reference, getattr(openmp, kernel), getattr(cuda, kernel)
+            contenders = {"numba": lambda: numba_fn(*args), "openmp": lambda: openmp_fn(*args)}
+            if device_arrays:
+                device_args = tuple(cupy.asarray(a) if isinstance(a, np.ndarray) else a for a in args)
+                sync = cupy.cuda.runtime.deviceSynchronize
+
+                def on_device():
+                    cuda_fn(*device_args)
+                    sync()
+                contenders["cuda"] = on_device
+                if label == "stream_triad":
+                    triad = cupy.ElementwiseKernel("T b, T c, T s", "T a", "a = b + s * c", "kpc_placement_triad")
+                    a_, b_, c_, s_ = device_args
+                    contenders["cupy"] = lambda: (triad(b_, c_, s_, a_), sync())
+            else:
+                contenders["cuda"] = lambda: cuda_fn(*args)
+            for call in contenders.values():  # warm-up: compiles, first touch, the placement's learning
+                for _ in range(8):
+                    call()
+            heavy = label == "lennard_jones" and sizes[size_key] >= 10000
+            timings = interleave(contenders, repeats=7, budget_s=4.0 if heavy else 2.0)
+            row.update({"arrays": "device" if device_arrays else "numpy",
+                        "numba_s": timings["numba"].best, "openmp_s": timings["openmp"].best,
+                        "cuda_s": timings["cuda"].best, "numba_median_s": timings["numba"].median,
+                        "openmp_median_s": timings["openmp"].median, "cuda_median_s": timings["cuda"].median,
+                        "placement": placed_decision(cuda, kernel, device_args if device_arrays else args)})
+            if "cupy" in timings:
+                row["cupy_s"] = timings["cupy"].best
+        except Exception as error:  # noqa: BLE001 (a failed row is reported, the run goes on)
+            row.update({"arrays": "device" if device_arrays else "numpy", "error": str(error).splitlines()[0]})
+            traceback.print_exc()
+        print(f"[placement] {json.dumps(row)}", flush=True)
+        rows.append(row)
+    return rows
+
+
+def suite_rows(entries, out: Path) -> list:
+    from kpc.check.inputs import make_inputs
+    from kpc.check.spec import load_cases
+    from kpc.runtime.argument_types import format_type, typeof
+
+    signatures: dict = {}
+    for label, file, kernel, dtype, sizes, _ in entries:
+        case = load_cases(CORPUS / file).cases[kernel]
+        args = make_inputs(case, dtype, sizes[0], "C").args()
+        text = f"{kernel}({', '.join(format_type(typeof(a)) for a in args)})"
+        signatures.setdefault(str(CORPUS / file), {}).setdefault(kernel, [])
+        if text not in signatures[str(CORPUS / file)][kernel]:
+            signatures[str(CORPUS / file)][kernel].append(text)
+    jobs = list(signatures.items())
+    cuda_root, host_root = os.environ["KOKKOS_ROOT"], os.environ["KPC_HOST_KOKKOS_ROOT"]
+    openmp = build_all(jobs, "openmp", host_root, out)
+    cuda = build_all(jobs, "cuda", cuda_root, out)
+    os.environ["KOKKOS_ROOT"] = cuda_root
+    rows = []
+    for label, file, kernel, dtype, sizes, key in entries:
+        path = str(CORPUS / file)
+        if isinstance(openmp[path], Exception) or isinstance(cuda[path], Exception):
+            rows.append({"kernel": label, "error": f"build failed: {openmp[path] or cuda[path]}"})
+            continue
+        for device_arrays in (False, True):
+            rows += run_rows(label, path, kernel, dtype, sizes, key, openmp[path], cuda[path], device_arrays)
+    return rows
+
+
+def collection_rows(out: Path) -> list:
+    from kpc.check.runner import case_signatures
+    from kpc.check.spec import load_cases
+
+    files = sorted(str(p) for p in (REPO / "examples" / "collection").glob("*.py"))
+    jobs = [(path, {kernel: [s for s in case_signatures(path, [kernel])]}) for path in files
+            for kernel in load_cases(path).cases]
+    by_file: dict = {}
+    for path, sigs in jobs:
+        by_file.setdefault(path, {}).update(sigs)
+    jobs = list(by_file.items())
+    cuda_root, host_root = os.environ["KOKKOS_ROOT"], os.environ["KPC_HOST_KOKKOS_ROOT"]
+    openmp = build_all(jobs, "openmp", host_root, out)
+    cuda = build_all(jobs, "cuda", cuda_root, out)
+    os.environ["KOKKOS_ROOT"] = cuda_root
+    rows = []
+    for path, kernels in jobs:
+        for kernel in kernels:
+            if isinstance(openmp[path], Exception) or isinstance(cuda[path], Exception):
+                rows.append({"kernel": f"{Path(path).stem}.{kernel}", "arrays": "numpy",
+                             "error": f"build failed: {openmp[path] if isinstance(openmp[path], Exception) else cuda[path]}"})
+                continue
+            case = load_cases(path).cases[kernel]
+            rows += run_rows(f"{Path(path).stem}.{kernel}", path, kernel, case.dtypes[0], [case.sizes[-1]],
+                             next(iter(case.sizes[-1]), "n"), openmp[path], cuda[path], False)
+    return rows
+
+
+def write_report(out: Path, info: dict, rows: list) -> None:
+    (out / "placement.json").write_text(json.dumps({"machine": info, "rows": rows}, indent=1))
+    lines = [f"# Placement on {info['gpu']}: kpc --space cuda beside --space openmp and Numba ({THREADS} host threads)",
+             "", f"kpc {info['commit']}, {info['date']}; best of >= 7 interleaved runs after 8 warm-up calls; "
+             "cuda/openmp >= 0.9 is the bar for NumPy arguments.", "",
+             "| kernel | size | arrays | Numba (s) | openmp (s) | cuda (s) | cuda vs openmp | cuda vs Numba | placement |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for row in rows:
+        if "error" in row:
+            lines.append(f"| {row['kernel']} | {row.get('size', '')} | {row.get('arrays', '')} | error: "
+                         f"{row['error'][:120]} | | | | | |")
+            continue
+        extra = f" (CuPy {row['cupy_s']:.3g} s)" if "cupy_s" in row else ""
+        lines.append(f"| {row['kernel']} | {row['size']} | {row['arrays']} | {row['numba_s']:.3g} | "
+                     f"{row['openmp_s']:.3g} | {row['cuda_s']:.3g}{extra} | {row['openmp_s'] / row['cuda_s']:.2f}x | "
+                     f"{row['numba_s'] / row['cuda_s']:.2f}x | {row['placement']} |")
+    good = [r for r in rows if "error" not in r]
+    numpy_rows = [r for r in good if r["arrays"] == "numpy"]
+    if numpy_rows:
+        worst = min(numpy_rows, key=lambda r: r["openmp_s"] / r["cuda_s"])
+        lines += ["", f"NumPy arguments: {sum(r['openmp_s'] / r['cuda_s'] >= 0.9 for r in numpy_rows)} of "
+                      f"{len(numpy_rows)} rows at >= 0.9x the openmp build; lowest {worst['kernel']} {worst['size']}: "
+                      f"{worst['openmp_s'] / worst['cuda_s']:.2f}x."]
+    device_rows = [r for r in good if r["arrays"] == "device"]
+    largest = {}
+    for r in device_rows:
+        if r["kernel"] not in largest or r["size"] > largest[r["kernel"]]["size"]:
+            largest[r["kernel"]] = r
+    if largest:
+        speedups = [r["numba_s"] / r["cuda_s"] for r in largest.values()]
+        lines.append(f"Device arrays, largest size of each kernel: geometric mean {np.exp(np.mean(np.log(speedups))):.1f}x "
+                     f"Numba on {THREADS} threads ({len(speedups)} kernels).")
+    failed = [r for r in rows if "error" in r]
+    lines.append(f"Failures: {len(failed)}.")
+    (out / "placement.md").write_text("\n".join(lines) + "\n")
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, axes = plt.subplots(1, 2, figsize=(13, 5), sharey=True)
+        for ax, arrays in zip(axes, ("numpy", "device")):
+            for kernel in sorted({r["kernel"] for r in good if r["arrays"] == arrays}):
+                points = sorted((r["size"], r["openmp_s"] / r["cuda_s"]) for r in good
+                                if r["kernel"] == kernel and r["arrays"] == arrays)
+                ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=kernel)
+            ax.axhline(0.9, color="grey", linestyle="--", linewidth=1)
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_title(f"{arrays} arrays: kpc cuda vs kpc openmp ({info['gpu']})")
+            ax.set_xlabel("size")
+        axes[0].set_ylabel("speed-up over the --space openmp build")
+        axes[1].legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(out / "placement.png", dpi=110)
+    except Exception:  # noqa: BLE001 (no matplotlib: the JSON and the table are the result)
+        pass
+
+
+def main(argv) -> int:
+    out = Path(argv[0]) if argv and not argv[0].startswith("--") else Path("placement_out")
+    out.mkdir(parents=True, exist_ok=True)
+    entries = quick(SUITE) if "--quick" in argv else SUITE
+    only = [a.split("=", 1)[1].split(",") for a in argv if a.startswith("--only=")]
+    if only:
+        entries = [e for e in entries if e[0] in only[0]]
+    info = machine()
+    print(f"[placement] {json.dumps(info)}", flush=True)
+    with tempfile.TemporaryDirectory(prefix="kpc-placement-") as folder:
+        rows = collection_rows(Path(folder)) if "--collection" in argv else suite_rows(entries, Path(folder))
+    write_report(out, info, rows)
+    print((out / "placement.md").read_text())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
