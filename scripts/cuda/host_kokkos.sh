@@ -27,11 +27,17 @@ build=$prefix.build
 mkdir -p "$build"
 generator=()
 command -v ninja > /dev/null && generator=(-G Ninja)
+# GCC gives template statics and inline functions' static locals STB_GNU_UNIQUE binding, which
+# the dynamic loader unifies across every library of the process, RTLD_LOCAL or not: the two
+# Kokkos would share their host atomic lock array (desul's HOST_SPACE_ATOMIC_LOCKS_DEVICE) and
+# free it twice at exit. Without it they are weak symbols, bound inside each library.
+flags=""
+"${CXX:-c++}" --version 2> /dev/null | grep -qi -e gcc -e "g++" -e "free software" && flags="-fno-gnu-unique"
 say "configuring Kokkos from $src (OpenMP, Serial; log: $build/configure.log)"
 cmake -S "$src" -B "$build" "${generator[@]}" \
   -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_INSTALL_PREFIX="$prefix" \
-  -DCMAKE_CXX_COMPILER="${CXX:-c++}" \
+  -DCMAKE_CXX_COMPILER="${CXX:-c++}" -DCMAKE_CXX_FLAGS="$flags" \
   -DBUILD_SHARED_LIBS=ON \
   -DCMAKE_POSITION_INDEPENDENT_CODE=ON \
   -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_SERIAL=ON \
