@@ -515,6 +515,7 @@ def compile_gpu_builds(path, typed: Specializations, requests) -> list:
     in the device build, as before placement. A ``Specialized`` per request, in order."""
     host = host_kokkos()
     host_compiled = None
+    reasons = {function: placement_of(typed.typed, function) for function, _ in requests}
     if host.install is not None:
         host_compiled = compile_unit(emit_unit(typed.typed, "openmp", path), path, install=host.install)
     device_typed = device_specializations(typed.typed, everything=host_compiled is None)
@@ -531,7 +532,7 @@ def compile_gpu_builds(path, typed: Specializations, requests) -> list:
         symbol = typed.symbol(function, types)
         on_device = device_compiled is not None and any(function in spec.entries for spec in device_typed)
         compiled = host_compiled or device_compiled
-        placement = device_error or placement_of(typed.typed, function)
+        placement = device_error or reasons[function]
         if host_compiled is None:
             placement = f"device only: {host.reason}"
         result.append(Specialized(
@@ -543,12 +544,19 @@ def compile_gpu_builds(path, typed: Specializations, requests) -> list:
 
 def device_specializations(typed: list, everything: bool = False) -> list:
     """``typed`` with only the entries ``choose-placement`` lets run on the device (all of them
-    with ``everything``)."""
+    with ``everything``), each module cut down to them and what they call (a host-only function
+    the device build leaves out must not reach its emitter). Cuts ``typed``'s modules: emit
+    their host unit first."""
     from kpc.backend.kokkos.emitter import Specialization
 
-    return [Specialization(spec.module, [name for name in spec.entries
-                                         if everything or (spec.module.functions[name].placement or (True,))[0]])
-            for spec in typed]
+    device = []
+    for spec in typed:
+        entries = [name for name in spec.entries
+                   if everything or (spec.module.functions[name].placement or (True,))[0]]
+        if entries != list(spec.entries):
+            spec.module.keep_only(entries)
+        device.append(Specialization(spec.module, entries))
+    return device
 
 
 def placement_of(typed: list, function: str) -> str:
@@ -577,10 +585,10 @@ def compile_tier(path, function: str, types: tuple, tier: str, auto_parallel: bo
         unit = emit_unit(typed.typed, "openmp", path)
         compiled = compile_unit(unit, path, install=host.install)
     else:
-        everything = host_kokkos().install is None
-        device_typed = device_specializations(typed.typed, everything)
+        reason = placement_of(typed.typed, function)
+        device_typed = device_specializations(typed.typed, everything=host_kokkos().install is None)
         if not any(spec.entries for spec in device_typed):
-            raise TierUnavailable(placement_of(typed.typed, function))
+            raise TierUnavailable(reason)
         unit = emit_unit(device_typed, "cuda", path)
         compiled = compile_unit(unit, path)
     entry = next(e for e in unit.entries if e.function == function)

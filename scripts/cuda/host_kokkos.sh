@@ -33,11 +33,19 @@ command -v ninja > /dev/null && generator=(-G Ninja)
 # free it twice at exit. Without it they are weak symbols, bound inside each library.
 flags=""
 "${CXX:-c++}" --version 2> /dev/null | grep -qi -e gcc -e "g++" -e "free software" && flags="-fno-gnu-unique"
+# A compiler without a shared libstdc++ (a relocated GCC, like the GPU machine's) links a private
+# copy into each library and exports it; beside the interpreter's, Kokkos::initialize crashed in
+# its first `ostream << long` (as scripts/bootstrap.sh and kpc's own module links say).
+link=""
+libstdcxx=$("${CXX:-c++}" -print-file-name=libstdc++.so 2> /dev/null || true)
+if [ -n "$libstdcxx" ] && [ "${libstdcxx#*/}" = "$libstdcxx" ]; then
+  link="-Wl,--exclude-libs,ALL"
+fi
 say "configuring Kokkos from $src (OpenMP, Serial; log: $build/configure.log)"
 cmake -S "$src" -B "$build" "${generator[@]}" \
   -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_INSTALL_PREFIX="$prefix" \
-  -DCMAKE_CXX_COMPILER="${CXX:-c++}" -DCMAKE_CXX_FLAGS="$flags" \
+  -DCMAKE_CXX_COMPILER="${CXX:-c++}" -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_SHARED_LINKER_FLAGS="$link" \
   -DBUILD_SHARED_LIBS=ON \
   -DCMAKE_POSITION_INDEPENDENT_CODE=ON \
   -DKokkos_ENABLE_OPENMP=ON -DKokkos_ENABLE_SERIAL=ON \
