@@ -79,12 +79,19 @@ struct array_arg {
 
 // The NumPy array among ``owners`` whose memory the view ``v`` holds: what a returned name
 // refers to after ``u, v = v, u`` swapped the views of two arrays.
+// (A CUDA module's owners may be CUDA arrays: their memory is __cuda_array_interface__'s.)
 template <class View>
 py::object owner_of(const View& v, std::initializer_list<py::object> owners) {
   for (const py::object& owner : owners) {
     if (py::isinstance<py::array>(owner) &&
         py::reinterpret_borrow<py::array>(owner).data() == static_cast<const void*>(v.data())) {
       return owner;
+    }
+    if (!py::isinstance<py::array>(owner) && py::hasattr(owner, "__cuda_array_interface__")) {
+      py::dict interface = owner.attr("__cuda_array_interface__");
+      if (interface["data"].cast<py::tuple>()[0].cast<uintptr_t>() == reinterpret_cast<uintptr_t>(v.data())) {
+        return owner;
+      }
     }
   }
   throw std::runtime_error("kpc: the returned array's memory belongs to no array of the kernel");
