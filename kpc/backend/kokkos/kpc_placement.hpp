@@ -49,7 +49,8 @@ inline int64_t argument_bytes(PyObject* const* args, Py_ssize_t nargs) {
     PyObject* value = args[k];
     if (py::isinstance<py::array>(value)) {
       total += py::reinterpret_borrow<py::array>(value).nbytes();
-    } else if (!PyNumber_Check(value) || PyObject_HasAttrString(value, "__cuda_array_interface__")) {
+    } else if (!PyFloat_Check(value) && !PyLong_Check(value) && !PyComplex_Check(value)) {
+      // (not hasattr(__cuda_array_interface__): CuPy builds that dict on every access)
       PyObject* nbytes = PyObject_GetAttrString(value, "nbytes");
       if (nbytes == nullptr) {
         PyErr_Clear();
