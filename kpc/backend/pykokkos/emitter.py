@@ -327,6 +327,9 @@ class PyKokkosEmitter:
         written = self.written.get(fn.name, set())
         preamble, write_back = [], []
         arrays = [p.name for p in fn.params if isinstance(p.type, ArrayType)]
+        rebound = {target.id for stmt in n.walk(fn) if isinstance(stmt, n.Assign)
+                   for target in (stmt.target.elements if isinstance(stmt.target, n.TupleExpr) else [stmt.target])
+                   if isinstance(target, n.Name)} & set(arrays)
         if on_device and arrays and _returns_array(fn.return_type):
             host.passed_cupy = host.fresh("cupy_args")
         for p in fn.params:
@@ -340,6 +343,11 @@ class PyKokkosEmitter:
                     converted = host.fresh(f"{p.name}_c")
                     host.names[p.name] = converted
                     preamble.append(f"{converted} = {call}")
+                    if p.name in rebound:  # swapped with another array: write back the entry view
+                        view = host.fresh(f"{p.name}_view")
+                        preamble.append(f"{view} = {converted}")
+                        host.entry_views[p.name] = view
+                        converted = view
                     write_back.append(f"{WRITE_BACK}({p.name}, {converted})")
                 else:
                     preamble.append(f"{p.name} = {call}")

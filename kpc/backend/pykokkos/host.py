@@ -60,6 +60,9 @@ class HostCode:
         self.depth = 0
         self.regions = None  # RegionLowering, set by the emitter
         self.numba_calls: set = set()  # device-only functions called here, through the Numba module
+        # converted array arguments the body rebinds (u, v = v, u): IR name -> the view made at
+        # entry, which the caller's array is written back from and a returned name is matched to
+        self.entry_views: dict = {}
 
     def emit(self, text: str) -> None:
         self.lines.append((self.depth, text))
@@ -331,6 +334,12 @@ class HostCode:
 
     def _boxed(self, value, ty) -> str:
         """What Numba hands back to Python: ``float``/``int``/``bool`` for scalars, arrays as they are."""
+        if isinstance(value, n.Name) and value.id in self.entry_views:
+            # A rebound argument: the caller's array whose entry view the name holds now.
+            pairs = ", ".join(f"({name}, {view})" for name, view in self.entry_views.items())
+            pairs += "," if len(self.entry_views) == 1 else ""
+            current = self.name(value.id)
+            return f"next((array for array, view in ({pairs}) if view is {current}), {current})"
         if isinstance(value, n.Name) and self.name(value.id) != value.id:
             # A converted argument: hand back the caller's own array (written back on the way out).
             return value.id
