@@ -1,7 +1,7 @@
 """Placement on a GPU build: kernels timed under Numba on every host core, kpc ``--space openmp`` and
 kpc ``--space cuda`` (host and device builds, placed per call), with NumPy and with device arrays.
 
-    PYTHONPATH=. python3 benchmarks/placement.py OUT_DIR [--quick] [--collection] [--only=LABEL,...]
+    PYTHONPATH=. python3 benchmarks/placement.py OUT_DIR [--quick] [--collection] [--first-call] [--only=LABEL,...]
 
 Needs ``KOKKOS_ROOT`` (a CUDA Kokkos) and ``KPC_HOST_KOKKOS_ROOT`` (the CPU Kokkos of the host
 builds, which the ``--space openmp`` builds use too: the bar is kpc's own host build), CuPy, and
@@ -11,7 +11,10 @@ eight calls (the placed function learns there), best and median of at least seve
 (``kpc.bench.timing.interleave``). Device-array rows time kpc on CuPy copies of the arguments
 (each call waits for the device) beside Numba and the OpenMP build on the NumPy originals, and
 for the STREAM triad CuPy's own elementwise kernel. ``--collection``: every KPC_CASES kernel of
-examples/collection at its largest case size, NumPy arguments only.
+examples/collection at its largest case size, NumPy arguments only. ``--first-call``: a kernel
+built without signatures, its first call in a fresh process (host build compiled, toolchain
+prepared) and how long the device build takes to take over; then a process that finds both
+builds cached.
 
 Writes ``OUT_DIR/placement.json`` (``{"machine": ..., "rows": [{"kernel", "size", "arrays",
 "numba_s", "openmp_s", "cuda_s", "placement", ...}]}``, best-of-n seconds of one run),
@@ -248,6 +251,53 @@ def collection_rows(out: Path) -> list:
     return rows
 
 
+FIRST_CALL = """
+import json, sys, time
+started = time.perf_counter()
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import {stem} as m
+a = np.zeros(1000); b = np.ones(1000)
+m.{kernel}(a, b, 2.0)
+first = time.perf_counter() - started
+tiers = next(iter(m._kpc.tiers.values()))
+waited = time.perf_counter()
+tiers.wait(900)
+device_s = time.perf_counter() - waited
+print(json.dumps({{"first_call_s": first, "device_after_s": device_s, "device": tiers.device is not None,
+                  "error": repr(tiers.device_error) if tiers.device_error else None}}))
+"""
+
+
+def first_call_rows(out: Path) -> list:
+    """A one-kernel module built without signatures, in fresh processes: the first call (host
+    build compiled with the toolchain prepared), how long until the device build takes over, and
+    the same in a second process that finds both builds in the cache (loading the CUDA module)."""
+    from kpc.api import build, prepare_toolchain
+
+    prepare_toolchain("cuda")
+    stem = f"first_call_{os.getpid()}"
+    source = out / f"{stem}.py"
+    source.write_text("from numba import njit, prange\n\n\n@njit(parallel=True)\ndef axpy(y, x, a):\n"
+                      "    for i in prange(y.shape[0]):\n        y[i] += a * x[i]\n")
+    result = build(source, out / "first_call_out", space="cuda")
+    rows = []
+    for run in ("cold (compiles)", "warm (cached)"):
+        script = FIRST_CALL.format(stem=stem, kernel="axpy")
+        env = dict(os.environ, PYTHONPATH=str(REPO))
+        env.pop("KPC_STRICT", None)  # strict mode waits for the device build
+        done = subprocess.run([sys.executable, "-c", script, str(Path(result.module_path).parent)],
+                              capture_output=True, text=True, env=env, timeout=900)
+        row = {"kernel": "first_call", "run": run}
+        try:
+            row.update(json.loads(done.stdout.strip().splitlines()[-1]))
+        except (IndexError, ValueError):
+            row["error"] = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        print(f"[placement] {json.dumps(row)}", flush=True)
+        rows.append(row)
+    return rows
+
+
 def write_report(out: Path, info: dict, rows: list) -> None:
     (out / "placement.json").write_text(json.dumps({"machine": info, "rows": rows}, indent=1))
     lines = [f"# Placement on {info['gpu']}: kpc --space cuda beside --space openmp and Numba ({THREADS} host threads)",
@@ -256,6 +306,11 @@ def write_report(out: Path, info: dict, rows: list) -> None:
              "| kernel | size | arrays | Numba (s) | openmp (s) | cuda (s) | cuda vs openmp | cuda vs Numba | placement |",
              "|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
+        if row["kernel"] == "first_call":
+            lines.append(f"| first call, {row['run']} | | | | | {row.get('first_call_s', float('nan')):.2f} s | "
+                         f"device after {row.get('device_after_s', float('nan')):.2f} s | | "
+                         f"{'device' if row.get('device') else row.get('error')} |")
+            continue
         if "error" in row:
             lines.append(f"| {row['kernel']} | {row.get('size', '')} | {row.get('arrays', '')} | error: "
                          f"{row['error'][:120]} | | | | | |")
@@ -264,7 +319,7 @@ def write_report(out: Path, info: dict, rows: list) -> None:
         lines.append(f"| {row['kernel']} | {row['size']} | {row['arrays']} | {row['numba_s']:.3g} | "
                      f"{row['openmp_s']:.3g} | {row['cuda_s']:.3g}{extra} | {row['openmp_s'] / row['cuda_s']:.2f}x | "
                      f"{row['numba_s'] / row['cuda_s']:.2f}x | {row['placement']} |")
-    good = [r for r in rows if "error" not in r]
+    good = [r for r in rows if "error" not in r and r["kernel"] != "first_call"]
     numpy_rows = [r for r in good if r["arrays"] == "numpy"]
     if numpy_rows:
         worst = min(numpy_rows, key=lambda r: r["openmp_s"] / r["cuda_s"])
@@ -318,7 +373,12 @@ def main(argv) -> int:
     info = machine()
     print(f"[placement] {json.dumps(info)}", flush=True)
     with tempfile.TemporaryDirectory(prefix="kpc-placement-") as folder:
-        rows = collection_rows(Path(folder)) if "--collection" in argv else suite_rows(entries, Path(folder))
+        if "--collection" in argv:
+            rows = collection_rows(Path(folder))
+        elif "--first-call" in argv:
+            rows = first_call_rows(Path(folder))
+        else:
+            rows = suite_rows(entries, Path(folder))
     write_report(out, info, rows)
     print((out / "placement.md").read_text())
     return 0
