@@ -90,7 +90,8 @@ def machine() -> dict:
 
     return {"gpu": first(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"]), "host_threads": THREADS,
             "kokkos_cuda": os.environ.get("KOKKOS_ROOT", ""), "kokkos_host": os.environ.get("KPC_HOST_KOKKOS_ROOT", ""),
-            "commit": first(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"]), "numba": numba.__version__,
+            "commit": os.environ.get("KPC_BENCH_COMMIT") or first(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"]),
+            "numba": numba.__version__,
             "numpy": np.__version__, "date": time.strftime("%Y-%m-%d %H:%M")}
 
 
@@ -191,7 +192,12 @@ def run_rows(label, path, kernel, dtype, size_list, size_key, openmp, cuda, devi
             traceback.print_exc()
         print(f"[placement] {json.dumps(row)}", flush=True)
         rows.append(row)
+        if PROGRESS is not None:  # the report so far, so that a run cut off keeps its rows
+            PROGRESS(rows)
     return rows
+
+
+PROGRESS = None
 
 
 def suite_rows(entries, out: Path) -> list:
@@ -372,6 +378,15 @@ def main(argv) -> int:
         entries = [e for e in entries if e[0] in only[0]]
     info = machine()
     print(f"[placement] {json.dumps(info)}", flush=True)
+    done: list = []
+
+    global PROGRESS
+
+    def progress(rows):
+        if not done or done[-1] is not rows:
+            done.append(rows)
+        write_report(out, info, [row for part in done for row in part])
+    PROGRESS = progress
     with tempfile.TemporaryDirectory(prefix="kpc-placement-") as folder:
         if "--collection" in argv:
             rows = collection_rows(Path(folder))
