@@ -15,8 +15,9 @@ def add_ir_command(subparsers) -> None:
         help="print the typed kernel IR of a module (after any pass)",
         description=(
             "Parse the Numba kernels of MODULE (read, never run), run the target's pass pipeline up "
-            "to --after (default: infer-view-dims, i.e. typed IR with view ranks; 'parse' = the "
-            "frontend's untyped IR) and print the IR as text or JSON. Kernels kpc cannot translate "
+            "to --after (default: infer-view-dims, i.e. typed IR with view ranks; with --explain, "
+            "the whole pipeline, whose decisions it shows; 'parse' = the frontend's untyped IR) and "
+            "print the IR as text or JSON. Kernels kpc cannot translate "
             "are listed as 'rejected' (they stay Numba) unless --strict. Exit 0 on success, 1 on a "
             "diagnostic (printed to stderr with file:line:col)."
         ),
@@ -27,9 +28,9 @@ def add_ir_command(subparsers) -> None:
                              "(optionally '-> float64'); repeatable. Kernels without one use their eager "
                              "signature, else generic types (recorded as assumptions)")
     parser.add_argument("--function", metavar="NAME", help="print only this function")
-    parser.add_argument("--after", metavar="PASS", default="infer-view-dims",
+    parser.add_argument("--after", metavar="PASS", default=None,
                         help="stop after this pass of the pipeline ('parse': no pass at all; "
-                             "default: infer-view-dims)")
+                             "default: infer-view-dims, or with --explain the whole pipeline)")
     parser.add_argument("--target", choices=TARGETS, default="kokkos",
                         help="whose pipeline to run (default: kokkos)")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
@@ -59,6 +60,8 @@ def run_ir(args: argparse.Namespace) -> int:
     if args.module is None:
         print("kpc ir: error: give a module (or --passes)", file=sys.stderr)
         return 1
+    if args.after is None:  # --explain: every decision (schedules, host forms, placement)
+        args.after = names[-1] if args.explain else "infer-view-dims"
     if args.after != "parse" and args.after not in names:
         print(f"kpc ir: error: no pass {args.after!r} in the {args.target} pipeline "
               f"(passes: parse, {', '.join(names)})", file=sys.stderr)

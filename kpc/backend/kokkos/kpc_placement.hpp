@@ -10,7 +10,8 @@
 // serial against parallel (kpc::guard_site in kpc_semantics.hpp, whose learner this reuses, so
 // kokkos_session.guard_sites() lists placement sites beside regions): the calls of a class
 // alternate between the host and the device until each ran kGuardSamples times, then take the
-// one whose best time was lower, and recheck after 64 * 2^k decided calls. The times are whole
+// one whose best time was lower, and recheck after 64 * 2^k decided calls while the two are
+// within kRecheckWithin of each other. The times are whole
 // calls, copies included: NumPy arguments are copied to the device and back by the device
 // build's entry, device arrays to the host and back by the host path the runtime hands in
 // (kpc.runtime.placement), so the data's place counts as the user pays for it. Before a class
@@ -68,11 +69,22 @@ inline int64_t argument_bytes(PyObject* const* args, Py_ssize_t nargs) {
   return total;
 }
 
+// The slower side is rechecked only while it was within this factor of the faster one: a
+// recheck runs it once, and a side several times slower (NumPy arguments copied to the device
+// and back for a memory-bound kernel) cost the calls around it more than a recheck could win
+// (seen: a 10^7-element copy averaged 0.72x of the host build with rechecks on the device).
+constexpr double kRecheckWithin = 2.0;
+
 // Whether the learned (or learning) choice for a call of class c is the host.
 inline bool choose_host(placed* self, guard_call& timing, int c) {
   guard_site& site = *self->site;
   if (!site.learned(c)) return timing.timed(c, site.learning_serially(c, self->prefer_host != 0));
   const bool host_faster = site.faster_serially(c);
+  const double host_ns = static_cast<double>(site.best_ns[0][c].load(std::memory_order_relaxed));
+  const double device_ns = static_cast<double>(site.best_ns[1][c].load(std::memory_order_relaxed));
+  if ((host_faster ? device_ns > kRecheckWithin * host_ns : host_ns > kRecheckWithin * device_ns)) {
+    return host_faster;
+  }
   switch (site.recheck(c)) {
     case 1: return timing.timed(c, !host_faster);
     case 2: return timing.timed(c, host_faster);
