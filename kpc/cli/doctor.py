@@ -50,6 +50,15 @@ def run_doctor(args: argparse.Namespace) -> int:
         problems.append(str(error))
         return _report(problems)
     print(install.describe())
+    if any(backend in ("Cuda", "HIP", "SYCL") for backend in install.backends):
+        from kpc.runtime.kokkos import core_library_name, find_host_kokkos
+
+        host = find_host_kokkos(install)
+        if host.install is not None:
+            print(f"Host build  {host.install.summary()} at {host.install.root} "
+                  f"({core_library_name(host.install)}): --space cuda calls are placed per call")
+        else:
+            print(f"Host build  NONE: --space cuda calls all run on the device ({host.reason})")
 
     try:
         toolchain = toolchain_for(install)
