@@ -23,23 +23,12 @@ REPO = Path(__file__).resolve().parent.parent
 
 def signatures_of(path) -> list:
     """The ``KPC_CASES`` signatures of ``path`` ([] when it has none)."""
-    from kpc.check.inputs import make_inputs
-    from kpc.check.runner import default_selection
-    from kpc.check.spec import load_cases
-    from kpc.runtime.argument_types import format_type, typeof
+    from kpc.check.runner import case_signatures
 
     try:
-        cases = load_cases(path).cases
+        return case_signatures(path)
     except Exception:  # a file without KPC_CASES
         return []
-    signatures = []
-    for kernel, case in cases.items():
-        for variant in default_selection(case):
-            inputs = make_inputs(case, variant.dtype, variant.sizes, variant.layout)
-            text = f"{kernel}({', '.join(format_type(typeof(arg)) for arg in inputs.args())})"
-            if text not in signatures:
-                signatures.append(text)
-    return signatures
 
 
 def requests_of(path, source, signatures) -> dict:

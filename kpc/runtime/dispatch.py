@@ -394,16 +394,21 @@ class ModuleRuntime:
         except fallback.PROPAGATE:
             raise
         except Exception as error:  # kpc cannot type, emit or compile it: Numba runs it
-            failure = fallback.failure_record(error, name)
-            failure.update({"types": [list(t) for t in types], "source": os.path.abspath(self.source),
-                            "digest": self.source_file.digest(), "kpc": compiler_digest()})
-            if index_key is not None and not fallback.strict_mode(dispatcher.strict):
-                cache.write_index(index_key, failure)
-            return self._fall_back(dispatcher, types, failure, error)
+            return self._compile_failed(dispatcher, types, error, index_key)
         if index_key is not None:
             cache.write_index(index_key, record)
         self._record(name, types)
         return function
+
+    def _compile_failed(self, dispatcher: Dispatcher, types: tuple, error, index_key):
+        """The Numba function for ``types``, which kpc could not type, emit or compile (``error``);
+        the failure is kept in the cache's index, so other processes go straight to Numba."""
+        failure = fallback.failure_record(error, dispatcher.name)
+        failure.update({"types": [list(t) for t in types], "source": os.path.abspath(self.source),
+                        "digest": self.source_file.digest(), "kpc": compiler_digest()})
+        if index_key is not None and not fallback.strict_mode(dispatcher.strict):
+            BuildCache().write_index(index_key, failure)
+        return self._fall_back(dispatcher, types, failure, error)
 
     # ------------------------------------------------------------ --space cuda: two builds
     def _placed(self, dispatcher: Dispatcher, types: tuple, args: tuple):
@@ -432,12 +437,7 @@ class ModuleRuntime:
                 except fallback.PROPAGATE:
                     raise
                 except Exception as error:  # kpc cannot type, emit or compile it: Numba runs it
-                    failure = fallback.failure_record(error, name)
-                    failure.update({"types": [list(t) for t in types], "source": os.path.abspath(self.source),
-                                    "digest": self.source_file.digest(), "kpc": compiler_digest()})
-                    if index_key is not None and not fallback.strict_mode(dispatcher.strict):
-                        cache.write_index(index_key, failure)
-                    return self._fall_back(dispatcher, types, failure, error)
+                    return self._compile_failed(dispatcher, types, error, index_key)
             self.tiers[key] = tiers
             self._record(name, types)
         factory = self._placed_factory()
