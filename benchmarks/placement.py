@@ -120,6 +120,15 @@ def build_all(jobs: list, space: str, kokkos_root: str, out: Path) -> dict:
         return dict(pool.map(one, jobs))
 
 
+def build_both(jobs: list, out: Path) -> tuple:
+    """``jobs`` built for ``--space openmp`` against the CPU Kokkos and for ``--space cuda``."""
+    cuda_root, host_root = os.environ["KOKKOS_ROOT"], os.environ["KPC_HOST_KOKKOS_ROOT"]
+    openmp = build_all(jobs, "openmp", host_root, out)
+    cuda = build_all(jobs, "cuda", cuda_root, out)
+    os.environ["KOKKOS_ROOT"] = cuda_root
+    return openmp, cuda
+
+
 def placed_decision(module, kernel: str, args) -> str:
     """Where the placed function of ``kernel`` runs calls like ``args`` (``kpc_placement.hpp``)."""
     dispatcher = getattr(module, f"_kpc_{kernel}")
@@ -213,11 +222,7 @@ def suite_rows(entries, out: Path) -> list:
         signatures.setdefault(str(CORPUS / file), {}).setdefault(kernel, [])
         if text not in signatures[str(CORPUS / file)][kernel]:
             signatures[str(CORPUS / file)][kernel].append(text)
-    jobs = list(signatures.items())
-    cuda_root, host_root = os.environ["KOKKOS_ROOT"], os.environ["KPC_HOST_KOKKOS_ROOT"]
-    openmp = build_all(jobs, "openmp", host_root, out)
-    cuda = build_all(jobs, "cuda", cuda_root, out)
-    os.environ["KOKKOS_ROOT"] = cuda_root
+    openmp, cuda = build_both(list(signatures.items()), out)
     rows = []
     for label, file, kernel, dtype, sizes, key in entries:
         path = str(CORPUS / file)
@@ -240,10 +245,7 @@ def collection_rows(out: Path) -> list:
     for path, sigs in jobs:
         by_file.setdefault(path, {}).update(sigs)
     jobs = list(by_file.items())
-    cuda_root, host_root = os.environ["KOKKOS_ROOT"], os.environ["KPC_HOST_KOKKOS_ROOT"]
-    openmp = build_all(jobs, "openmp", host_root, out)
-    cuda = build_all(jobs, "cuda", cuda_root, out)
-    os.environ["KOKKOS_ROOT"] = cuda_root
+    openmp, cuda = build_both(jobs, out)
     rows = []
     for path, kernels in jobs:
         for kernel in kernels:
