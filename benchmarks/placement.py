@@ -319,7 +319,7 @@ def write_report(out: Path, info: dict, rows: list) -> None:
                          f"device after {row.get('device_after_s', float('nan')):.2f} s | | "
                          f"{'device' if row.get('device') else row.get('error')} |")
             continue
-        if "error" in row:
+        if row.get("error"):
             lines.append(f"| {row['kernel']} | {row.get('size', '')} | {row.get('arrays', '')} | error: "
                          f"{row['error'][:120]} | | | | | |")
             continue
@@ -327,7 +327,7 @@ def write_report(out: Path, info: dict, rows: list) -> None:
         lines.append(f"| {row['kernel']} | {row['size']} | {row['arrays']} | {row['numba_s']:.3g} | "
                      f"{row['openmp_s']:.3g} | {row['cuda_s']:.3g}{extra} | {row['openmp_s'] / row['cuda_s']:.2f}x | "
                      f"{row['numba_s'] / row['cuda_s']:.2f}x | {row['placement']} |")
-    good = [r for r in rows if "error" not in r and r["kernel"] != "first_call"]
+    good = [r for r in rows if not r.get("error") and r["kernel"] != "first_call"]
     numpy_rows = [r for r in good if r["arrays"] == "numpy"]
     if numpy_rows:
         worst = min(numpy_rows, key=lambda r: r["openmp_s"] / r["cuda_s"])
@@ -343,7 +343,7 @@ def write_report(out: Path, info: dict, rows: list) -> None:
         speedups = [r["numba_s"] / r["cuda_s"] for r in largest.values()]
         lines.append(f"Device arrays, largest size of each kernel: geometric mean {np.exp(np.mean(np.log(speedups))):.1f}x "
                      f"Numba on {THREADS} threads ({len(speedups)} kernels).")
-    failed = [r for r in rows if "error" in r]
+    failed = [r for r in rows if r.get("error")]
     lines.append(f"Failures: {len(failed)}.")
     (out / "placement.md").write_text("\n".join(lines) + "\n")
     try:
