@@ -481,10 +481,10 @@ class ModuleRuntime:
         def device_build():
             return load("device", *device)[0]
 
+        strict = fallback.strict_mode(dispatcher.strict)
         return placement.Tiers(self._label(dispatcher.name, types), host,
                                device_build if device and device[0] else None, written,
-                               placement.waits_for_device(fallback.strict_mode(dispatcher.strict)),
-                               self._device_failed(dispatcher, types))
+                               placement.waits_for_device(strict), self._device_failed(dispatcher, types), strict)
 
     def _lazy_tiers(self, dispatcher: Dispatcher, types: tuple, record: dict, index_key):
         """Both builds for a call's new types: the host build compiled (or found in the cache's
@@ -531,9 +531,10 @@ class ModuleRuntime:
             return self._tier_function(found["key"], found["symbol"])
 
         written = host_record["written"] if host_record else []
-        wait = host is None or placement.waits_for_device(fallback.strict_mode(dispatcher.strict))
+        strict = fallback.strict_mode(dispatcher.strict)
+        wait = host is None or placement.waits_for_device(strict)
         tiers = placement.Tiers(self._label(name, types), host, device_build, written, wait,
-                                self._device_failed(dispatcher, types))
+                                self._device_failed(dispatcher, types), strict)
         if host is None and tiers.device is None:
             raise RuntimeError(f"{name}: neither a host nor a device build: {tiers.device_error}")
         return tiers

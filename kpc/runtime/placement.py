@@ -98,11 +98,13 @@ class Tiers:
     ``host``: the host build's function (None: none); ``device_build``: a callable that compiles
     and loads the device build and returns its function (raises ``TierUnavailable`` or a build
     error), run now or in a background thread; ``written``: positions of the arrays the function
-    writes; ``label``: ``function(types)`` for the guard report.
+    writes; ``label``: ``function(types)`` for the guard report; ``strict``: a device build that
+    fails while waited for raises instead of leaving the host build alone.
     """
 
-    def __init__(self, label: str, host, device_build, written, wait: bool, on_failure):
+    def __init__(self, label: str, host, device_build, written, wait: bool, on_failure, strict: bool = False):
         self.label = label
+        self.strict = strict  # a device build that fails raises (KPC_STRICT): no silent host-only runs
         self.host = host
         self.written = tuple(written)
         self.device = None
@@ -128,7 +130,7 @@ class Tiers:
             return
         except Exception as error:  # the device build failed: the host build runs every call
             self.device_error = error
-            if raising and self.host is None:
+            if raising and (self.host is None or self.strict):
                 raise
             self.on_failure(error)
             return

@@ -214,3 +214,14 @@ def test_gpu_drop_in_names_both_builds(tmp_path):
                                                                      ("g", f8, "c" * 40, "g__s0", None, None)], None)
     assert runtime.prebuilt[("f", f8)] == ("a" * 40, "f__s0") and runtime.prebuilt_device[("f", f8)] == ("b" * 40, "f__s0")
     assert runtime.prebuilt_device[("g", f8)] == (None, None)
+
+
+@pytest.mark.compile
+def test_strict_mode_raises_a_device_build_failure(module):
+    fast, _, _ = entries(module)
+
+    def broken():
+        raise RuntimeError("nvcc: error")
+
+    with pytest.raises(RuntimeError, match="nvcc: error"):
+        placement.Tiers("axpy(float64[::1])", fast, broken, [0], wait=True, on_failure=None, strict=True)
