@@ -10,7 +10,7 @@
 #   triad_probe  scripts/cuda/triad_probe.cpp: triad forms vs a plain CUDA kernel
 #   tests   tests/gpu/test_cuda.py without the corpus, on the device (KPC_PLACEMENT=device: zero
 #           copy, copy-back, reductions, atomics, host code)
-#   placement  tests/gpu/test_placement.py: both builds, the per-call choice, device arrays on the
+#   placement  tests/gpu/test_gpu_placement.py: both builds, the per-call choice, device arrays on the
 #           host build, the first call from the host build, np.random / double buffer on the device
 #   seed    the corpus test on the seed kernels only (sum2d, sum3d, Lennard-Jones, star, star2), on the device
 #   corpus  the corpus test on every corpus file (pytest-xdist, one worker per core), on the device
@@ -105,7 +105,7 @@ for stage in "${stages[@]}"; do
       probe) run_stage reduce_probe bash -c "\"$KOKKOS_ROOT/bin/kpc_nvcc_wrapper\" -O3 -std=c++17 --expt-extended-lambda -I\"$KOKKOS_ROOT/include\" -Ikpc/backend/kokkos scripts/cuda/reduce_probe.cpp -o /tmp/reduce_probe -L\"$KOKKOS_ROOT/lib\" -lkokkoscore -lcuda -ldl -fopenmp -Xlinker -rpath=\"$KOKKOS_ROOT/lib\" && /tmp/reduce_probe" ; cat "$OUT/reduce_probe.log" ;;
       triad_probe) run_stage triad_probe bash -c "\"$KOKKOS_ROOT/bin/kpc_nvcc_wrapper\" -O3 -std=c++17 --expt-extended-lambda -I\"$KOKKOS_ROOT/include\" scripts/cuda/triad_probe.cpp -o /tmp/triad_probe -L\"$KOKKOS_ROOT/lib\" -lkokkoscore -lcuda -ldl -fopenmp -Xlinker -rpath=\"$KOKKOS_ROOT/lib\" && /tmp/triad_probe" ; cat "$OUT/triad_probe.log" ;;
       tests) run_stage gpu_tests env KPC_PLACEMENT=device python3 -m pytest "${pytest_args[@]}" tests/gpu/test_cuda.py -k "not corpus" ;;
-      placement) run_stage gpu_placement python3 -m pytest "${pytest_args[@]}" -s tests/gpu/test_placement.py -n 4 ;;
+      placement) run_stage gpu_placement python3 -m pytest "${pytest_args[@]}" -s tests/gpu/test_gpu_placement.py -n 4 ;;
       pbench) run_stage placement_bench python3 benchmarks/placement.py "$OUT" ${KPC_PBENCH_ARGS:-} ; cat "$OUT/placement.md" 2>/dev/null ;;
       seed) run_stage gpu_seed env KPC_PLACEMENT=device python3 -m pytest "${pytest_args[@]}" tests/gpu/test_cuda.py -k "corpus and ($seed_k)" -n 5 --dist loadgroup ;;
       corpus) run_stage gpu_corpus env KPC_PLACEMENT=device python3 -m pytest "${pytest_args[@]}" tests/gpu/test_cuda.py -k corpus -n "$jobs" --dist loadgroup ;;

@@ -3,7 +3,7 @@
 A GPU is not needed to check the learner: a placed function holds two callables and learns which
 is faster per size class; here the "device" side is a second real host build (Serial, or a slower
 variant of the kernel), so what is tested is the mechanism the GPU build uses. The GPU's own
-paths (device builds, CuPy arguments) are tested by tests/gpu/test_placement.py.
+paths (device builds, CuPy arguments) are tested by tests/gpu/test_gpu_placement.py.
 """
 
 from __future__ import annotations
