@@ -94,6 +94,8 @@ def main(argv=None) -> int:
 
     with ThreadPoolExecutor(max_workers=max(1, min(len(signatures), os.cpu_count() or 1))) as pool:
         for path, report in pool.map(build_one, list(signatures.items())):
+            if report.output is None:  # the build failed: say why instead of importing nothing
+                raise SystemExit(f"building {path} failed:\n{report.format_table()}")
             kept[path] = {k.name for k in report.kernels if k.status not in ("translated", "lazy")}
             modules[path] = import_path(report.output,
                                         name=f"kpc_bench_{os.path.splitext(os.path.basename(path))[0]}")
