@@ -37,6 +37,7 @@ import threading
 from dataclasses import dataclass, field
 
 from kpc.frontend import parse_module
+from kpc.ir import python_source
 from kpc.ir.diagnostics import KpcError
 from kpc.ir.module import Module
 from kpc.ir.nodes import Loc
@@ -653,7 +654,7 @@ def _module_docstring(source: str) -> str | None:
     import ast
 
     try:
-        return ast.get_docstring(ast.parse(source), clean=False)
+        return ast.get_docstring(python_source.parse(source), clean=False)
     except SyntaxError:
         return None
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import ast
 
+from kpc.ir import python_source
+
 
 def source_dunders(source: str) -> tuple:
     """The ``__name__``-style names the module's top level assigns, but ``__all__`` and ``__doc__``.
@@ -20,7 +22,7 @@ def source_dunders(source: str) -> tuple:
     ('__author__', '__version__')
     """
     try:
-        tree = ast.parse(source)
+        tree = python_source.parse(source)
     except SyntaxError:
         return ()
     names = set()

@@ -79,6 +79,7 @@ from typing import Mapping, Union
 import numpy as np
 
 from kpc.check.compare import default_rtol
+from kpc.ir import python_source
 
 LAYOUTS = ("C", "F", "strided")
 DTYPES = (
@@ -193,7 +194,7 @@ def eval_size(expr: SizeExpr, sizes: Mapping[str, int]) -> int:
 
 
 def _parse_size(expr: str) -> ast.Expression:
-    tree = ast.parse(expr.strip(), mode="eval")
+    tree = python_source.parse(expr.strip(), mode="eval")
     for node in ast.walk(tree):
         allowed = (ast.Expression, ast.Name, ast.Load, ast.BinOp, ast.UnaryOp, ast.USub, ast.UAdd)
         if isinstance(node, ast.Constant) and type(node.value) is int:
@@ -219,7 +220,7 @@ def load_cases(path: str | Path) -> CorpusFile:
     """Read ``KPC_CASES`` from a kernel file statically and validate it."""
     path = Path(path)
     try:
-        tree = ast.parse(path.read_text(), filename=str(path))
+        tree = python_source.parse(path.read_text(), filename=str(path))
     except SyntaxError as exc:
         raise CaseSpecError(f"{path}: cannot parse: {exc}") from exc
     functions = {

@@ -12,6 +12,7 @@ import ast
 
 import networkx as nx
 
+from kpc.ir import python_source
 from kpc.ir.diagnostics import KpcError
 from kpc.ir.module import Module, Rejected
 from kpc.ir.nodes import Call, Loc, walk
@@ -32,7 +33,7 @@ def parse_module(source: str, path: str = "<string>", signatures=None, strict: b
     A kernel without one keeps its first eager signature, else stays generic (``?``).
     """
     try:
-        tree = ast.parse(source, filename=path)
+        tree = python_source.parse(source, filename=path)
     except SyntaxError as err:
         loc = Loc(path, err.lineno or 0, max((err.offset or 1) - 1, 0))
         end = (err.end_offset - 1) if err.end_offset and err.end_lineno == err.lineno else -1

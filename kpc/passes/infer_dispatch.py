@@ -7,6 +7,7 @@ import ast
 import networkx as nx
 
 from kpc.ir import nodes as n
+from kpc.ir import python_source
 
 from .manager import Pass, register
 
@@ -18,7 +19,7 @@ def python_callers(module) -> set:
     is emitted both as an entry point and as a device function.
     """
     try:
-        tree = ast.parse(module.source or "")
+        tree = python_source.parse(module.source or "")
     except SyntaxError:
         return set()
     jitted = set(module.functions)

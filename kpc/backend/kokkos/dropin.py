@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from kpc import __version__
 from kpc.backend.source_names import source_dunders
+from kpc.ir import python_source
 
 from .emitter import _ENV
 
@@ -43,7 +44,7 @@ def python_signature(source: str, name: str, params: list) -> tuple:
     """
     call_args = ", ".join(params)
     try:
-        tree = ast.parse(source)
+        tree = python_source.parse(source)
     except SyntaxError:
         return call_args, call_args
     for node in tree.body:

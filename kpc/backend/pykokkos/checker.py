@@ -25,6 +25,8 @@ from dataclasses import dataclass
 
 from .spelling import CPP_KEYWORDS, MATH_FUNCTIONS
 
+from kpc.ir import python_source
+
 RULES = {
     "syntax": "the module parses as Python",
     "pk-import": "§1.2 a top-level `import pykokkos as <alias>` on its own line",
@@ -120,7 +122,7 @@ def check(source_text: str, space: str | None = None) -> list:
     as does a module that names ``pk.Cuda`` itself.
     """
     try:
-        tree = ast.parse(source_text)
+        tree = python_source.parse(source_text)
     except SyntaxError as exc:
         return [Violation("syntax", exc.lineno or 0, (exc.offset or 1) - 1, exc.msg)]
     checker = _Checker(tree)

@@ -31,6 +31,7 @@ import jinja2
 from kpc import __version__
 from kpc.backend.source_names import source_dunders
 from kpc.ir import nodes as n
+from kpc.ir import python_source
 from kpc.ir.signature import parse_signature
 from kpc.ir.types import ArrayType, NoneType, ScalarType, TupleType, runtime_type
 
@@ -552,7 +553,7 @@ def _header(module, space, reports) -> list:
 
 def _source_docstring(source: str) -> str | None:
     try:
-        return ast.get_docstring(ast.parse(source))
+        return ast.get_docstring(python_source.parse(source))
     except SyntaxError:
         return None
 
@@ -615,7 +616,7 @@ def _render(model: ModuleModel) -> str:
     )
     text = re.sub(r"[ \t]+\n", "\n", text)
     text = re.sub(r"\n{4,}", "\n\n\n", text).rstrip("\n") + "\n"
-    ast.parse(text)
+    python_source.parse(text)
     return text
 
 
