@@ -171,12 +171,13 @@ def find_host_kokkos(
 
     >>> find_host_kokkos(KokkosInstall(Path("/k"), Path("/k"), Path("/k"), Path("/k"), "4.6.1", ("OpenMP",),
     ...                                "KOKKOS_ROOT")).reason
-    'the Kokkos at /k has no device backend: it is the host build's own'
+    'the Kokkos at /k has no device backend: a host space needs no second Kokkos'
     """
     environ = os.environ if environ is None else environ
     python_prefix = sys.prefix if python_prefix is None else python_prefix
     if not any(backend in DEVICE_BACKENDS for backend in device.backends):
-        return HostKokkos(None, f"the Kokkos at {device.root} has no device backend: it is the host build's own")
+        return HostKokkos(None, f"the Kokkos at {device.root} has no device backend: a host space needs no second "
+                                "Kokkos")
     named = environ.get("KPC_HOST_KOKKOS_ROOT", "").strip()
     if named:
         candidates = [_install_at_prefix_or_raise(Path(named), "KPC_HOST_KOKKOS_ROOT")]
