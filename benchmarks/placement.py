@@ -11,7 +11,9 @@ eight calls (the placed function learns there), best and median of at least seve
 (``kpc.bench.timing.interleave``). Device-array rows time kpc on CuPy copies of the arguments
 (each call waits for the device) beside Numba and the OpenMP build on the NumPy originals, and
 for the STREAM triad CuPy's own elementwise kernel. ``--collection``: every KPC_CASES kernel of
-examples/collection at its largest case size, NumPy arguments only. ``--first-call``: a kernel
+examples/collection at its largest case size, NumPy arguments only, 0.6 s of interleaved runs
+each (their Numba references compiled beforehand, in parallel with kpc's builds, by processes of
+``--warm-numba`` that fill Numba's on-disk cache). ``--first-call``: a kernel
 built without signatures, its first call in a fresh process (host build compiled, toolchain
 prepared) and how long the device build takes to take over; then a process that finds both
 builds cached.
@@ -116,7 +118,7 @@ def build_all(jobs: list, space: str, kokkos_root: str, out: Path) -> dict:
             print(f"[placement] FAILED {Path(path).name} for {space}: {error}", flush=True)
             return path, error
 
-    with ThreadPoolExecutor(max_workers=8) as pool:
+    with ThreadPoolExecutor(max_workers=max(8, THREADS)) as pool:
         return dict(pool.map(one, jobs))
 
 
@@ -148,11 +150,11 @@ def run_rows(label, path, kernel, dtype, size_list, size_key, openmp, cuda, devi
     from kpc.bench.timing import interleave
     from kpc.check.compare import compare_outcomes
     from kpc.check.inputs import make_inputs
-    from kpc.check.runner import import_path, numba_threads
+    from kpc.check.runner import numba_threads
     from kpc.check.spec import load_cases
 
     case = load_cases(path).cases[kernel]
-    reference = getattr(import_path(path), kernel)
+    reference = numba_reference(path, kernel)
     rows = []
     for sizes in size_list:
         row = {"kernel": label, "size": int(sizes[size_key]), "sizes": dict(sizes), "dtype": dtype}
@@ -188,7 +190,7 @@ def run_rows(label, path, kernel, dtype, size_list, size_key, openmp, cuda, devi
                 for _ in range(8):
                     call()
             heavy = label == "lennard_jones" and sizes[size_key] >= 10000
-            timings = interleave(contenders, repeats=7, budget_s=4.0 if heavy else 2.0)
+            timings = interleave(contenders, repeats=7, budget_s=4.0 if heavy else BUDGET_S)
             row.update({"arrays": "device" if device_arrays else "numpy",
                         "numba_s": timings["numba"].best, "openmp_s": timings["openmp"].best,
                         "cuda_s": timings["cuda"].best, "numba_median_s": timings["numba"].median,
@@ -207,6 +209,41 @@ def run_rows(label, path, kernel, dtype, size_list, size_key, openmp, cuda, devi
 
 
 PROGRESS = None
+BUDGET_S = 2.0  # seconds of interleaved runs per row (--collection: less, its rows are many)
+
+
+def numba_reference(path, kernel: str):
+    """The Numba function ``kernel`` of the file ``path``, with Numba's on-disk cache on (under
+    kpc's cache root, ``kpc.runtime.cache_dir.numba_cache_aside``), so that the processes of
+    ``--warm-numba`` compile the collection's kernels in parallel and this one loads them."""
+    from kpc.check.runner import import_path
+    from kpc.runtime.cache_dir import numba_cache_aside
+
+    module = import_path(path)
+    reference = getattr(module, kernel)
+    if type(getattr(reference, "_cache", None)).__name__ == "NullCache":
+        try:
+            with numba_cache_aside(module.__name__):
+                reference.enable_caching()
+        except Exception:  # noqa: BLE001 (a kernel Numba cannot cache compiles in the run)
+            pass
+    return reference
+
+
+def warm_numba(paths) -> None:
+    """Compile (and cache) the Numba reference of every case kernel of ``paths`` at its largest
+    case size, as ``collection_rows`` will call it."""
+    from kpc.check.inputs import make_inputs
+    from kpc.check.spec import load_cases
+
+    for path in paths:
+        for kernel, case in load_cases(path).cases.items():
+            try:
+                inputs = make_inputs(case, case.dtypes[0], case.sizes[-1], "C")
+                with np.errstate(all="ignore"):
+                    inputs.call(numba_reference(path, kernel))
+            except Exception as error:  # noqa: BLE001 (the timing run reports it)
+                print(f"[placement] warm-numba {Path(path).name}.{kernel}: {error}", flush=True)
 
 
 def suite_rows(entries, out: Path) -> list:
@@ -245,7 +282,14 @@ def collection_rows(out: Path) -> list:
     for path, sigs in jobs:
         by_file.setdefault(path, {}).update(sigs)
     jobs = list(by_file.items())
+    global BUDGET_S
+    BUDGET_S = 0.6
+    processes = max(1, THREADS // 4)  # Numba compiles beside kpc's builds, files dealt round
+    warmers = [subprocess.Popen([sys.executable, __file__, "--warm-numba", *files[k::processes]])
+               for k in range(processes)]
     openmp, cuda = build_both(jobs, out)
+    for warmer in warmers:
+        warmer.wait()
     rows = []
     for path, kernels in jobs:
         for kernel in kernels:
@@ -263,46 +307,66 @@ FIRST_CALL = """
 import json, sys, time
 started = time.perf_counter()
 import numpy as np
-sys.path.insert(0, sys.argv[1])
-import {stem} as m
-a = np.zeros(1000); b = np.ones(1000)
-m.{kernel}(a, b, 2.0)
-first = time.perf_counter() - started
-tiers = next(iter(m._kpc.tiers.values()))
-waited = time.perf_counter()
-tiers.wait(900)
-device_s = time.perf_counter() - waited
-print(json.dumps({{"first_call_s": first, "device_after_s": device_s, "device": tiers.device is not None,
-                  "error": repr(tiers.device_error) if tiers.device_error else None}}))
+import kpc
+imports_s = time.perf_counter() - started
+rows = []
+for folder, stem, kernel in json.loads(sys.argv[1]):
+    sys.path.insert(0, folder)
+    began = time.perf_counter()
+    m = __import__(stem)
+    imported = time.perf_counter() - began
+    a = np.zeros(1000); b = np.ones(1000)
+    getattr(m, kernel)(a, b, 2.0)
+    first = time.perf_counter() - began
+    tiers = next(iter(m._kpc.tiers.values()))
+    waited = time.perf_counter()
+    tiers.wait(900)
+    device_s = time.perf_counter() - waited
+    rows.append({{"module": stem, "import_s": imported, "first_call_s": first, "device_after_s": device_s,
+                 "device": tiers.device is not None,
+                 "error": repr(tiers.device_error) if tiers.device_error else None}})
+print(json.dumps({{"python_imports_s": imports_s, "modules": rows}}))
 """
+
+KERNELS = {"axpy": "    for i in prange(y.shape[0]):\n        y[i] += a * x[i]\n",
+           "scale_add": "    for i in prange(y.shape[0]):\n        y[i] = a * y[i] + x[i]\n"}
 
 
 def first_call_rows(out: Path) -> list:
-    """A one-kernel module built without signatures, in fresh processes: the first call (host
-    build compiled with the toolchain prepared), how long until the device build takes over, and
-    the same in a second process that finds both builds in the cache (loading the CUDA module)."""
+    """Modules of one kernel built without signatures, called in fresh processes: the first call
+    (host build compiled, toolchain prepared) and how long until the device build takes over;
+    then a process that finds both builds cached (its first module pays for starting Kokkos and
+    the CUDA context), and, in that process once Kokkos runs, a second cached CUDA module: the
+    load of a CUDA module by a warm process."""
     from kpc.api import build, prepare_toolchain
 
     prepare_toolchain("cuda")
-    stem = f"first_call_{os.getpid()}"
-    source = out / f"{stem}.py"
-    source.write_text("from numba import njit, prange\n\n\n@njit(parallel=True)\ndef axpy(y, x, a):\n"
-                      "    for i in prange(y.shape[0]):\n        y[i] += a * x[i]\n")
-    result = build(source, out / "first_call_out", space="cuda")
+    modules = []
+    for kernel, body in KERNELS.items():
+        stem = f"first_call_{kernel}_{os.getpid()}"
+        source = out / f"{stem}.py"
+        source.write_text(f"from numba import njit, prange\n\n\n@njit(parallel=True)\ndef {kernel}(y, x, a):\n{body}")
+        result = build(source, out / f"{stem}_out", space="cuda")
+        modules.append((str(Path(result.module_path).parent), stem, kernel))
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env.pop("KPC_STRICT", None)  # strict mode waits for the device build
     rows = []
-    for run in ("cold (compiles)", "warm (cached)"):
-        script = FIRST_CALL.format(stem=stem, kernel="axpy")
-        env = dict(os.environ, PYTHONPATH=str(REPO))
-        env.pop("KPC_STRICT", None)  # strict mode waits for the device build
-        done = subprocess.run([sys.executable, "-c", script, str(Path(result.module_path).parent)],
+    runs = [("cold (compiles)", modules[:1]), ("cold, second module (compiles)", modules[1:]),
+            ("warm (cached)", modules)]
+    for run, listed in runs:
+        done = subprocess.run([sys.executable, "-c", FIRST_CALL.format(), json.dumps(listed)],
                               capture_output=True, text=True, env=env, timeout=900)
-        row = {"kernel": "first_call", "run": run}
         try:
-            row.update(json.loads(done.stdout.strip().splitlines()[-1]))
+            report = json.loads(done.stdout.strip().splitlines()[-1])
         except (IndexError, ValueError):
-            row["error"] = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        print(f"[placement] {json.dumps(row)}", flush=True)
-        rows.append(row)
+            rows.append({"kernel": "first_call", "run": run,
+                         "error": (done.stderr.strip().splitlines() or ["no output"])[-1]})
+            continue
+        for position, module in enumerate(report["modules"]):
+            label = run if position == 0 else "warm process (Kokkos and CUDA running), another cached module"
+            row = {"kernel": "first_call", "run": label, "python_imports_s": report["python_imports_s"], **module}
+            print(f"[placement] {json.dumps(row)}", flush=True)
+            rows.append(row)
     return rows
 
 
@@ -315,8 +379,9 @@ def write_report(out: Path, info: dict, rows: list) -> None:
              "|---|---|---|---|---|---|---|---|---|"]
     for row in rows:
         if row["kernel"] == "first_call":
-            lines.append(f"| first call, {row['run']} | | | | | {row.get('first_call_s', float('nan')):.2f} s | "
-                         f"device after {row.get('device_after_s', float('nan')):.2f} s | | "
+            lines.append(f"| first call, {row['run']} | | | | | import {row.get('import_s', float('nan')):.3f} s, "
+                         f"call returns after {row.get('first_call_s', float('nan')):.3f} s | "
+                         f"device after {row.get('device_after_s', float('nan')):.3f} s more | | "
                          f"{'device' if row.get('device') else row.get('error')} |")
             continue
         if row.get("error"):
@@ -372,6 +437,9 @@ def write_report(out: Path, info: dict, rows: list) -> None:
 
 
 def main(argv) -> int:
+    if argv and argv[0] == "--warm-numba":
+        warm_numba(argv[1:])
+        return 0
     out = Path(argv[0]) if argv and not argv[0].startswith("--") else Path("placement_out")
     out.mkdir(parents=True, exist_ok=True)
     entries = quick(SUITE) if "--quick" in argv else SUITE

@@ -81,6 +81,16 @@ class DeviceArraysOnHost:
         return _to_device(result, cupy)
 
 
+def _device_synchronize():
+    """What waits for every kernel on the device (CuPy's ``deviceSynchronize``), or None without
+    CuPy (then device arrays cannot reach the host build either)."""
+    try:
+        import cupy
+    except ImportError:
+        return None
+    return cupy.cuda.runtime.deviceSynchronize
+
+
 def _to_device(value, cupy):
     import numpy as np
 
@@ -156,6 +166,8 @@ class Tiers:
                 if host is not None and device_arrays:
                     host = DeviceArraysOnHost(host, self.written)
                 placed = factory(host, self.device, f"place:{self.label}", not device_arrays, forced())
+                if device_arrays:  # its device calls return before their kernels end: time them whole
+                    placed.set_sync(_device_synchronize())
                 self._placed[device_arrays] = placed
             return placed
 

@@ -93,6 +93,10 @@ run_stage() {  # name, command...
 }
 
 pytest_args=(-p no:cacheprovider -o addopts= -q -rfE)
+# the probes compile with Kokkos' nvcc_wrapper for this machine's GPU
+wrapper=$KOKKOS_ROOT/bin/kpc_nvcc_wrapper
+[ -x "$wrapper" ] || wrapper=$KOKKOS_ROOT/bin/nvcc_wrapper
+probe_flags="-O3 -std=c++17 --expt-extended-lambda -arch=native -fopenmp -I$KOKKOS_ROOT/include -L$KOKKOS_ROOT/lib -lkokkoscore -lcuda -ldl -Xlinker -rpath=$KOKKOS_ROOT/lib"
 seed_k="sum2d or sum3d or lennard_jones or star"
 for stage in "${stages[@]}"; do
   case "$stage" in
@@ -102,8 +106,8 @@ for stage in "${stages[@]}"; do
   esac
   for s in "$@"; do
     case "$s" in
-      probe) run_stage reduce_probe bash -c "\"$KOKKOS_ROOT/bin/kpc_nvcc_wrapper\" -O3 -std=c++17 --expt-extended-lambda -I\"$KOKKOS_ROOT/include\" -Ikpc/backend/kokkos scripts/cuda/reduce_probe.cpp -o /tmp/reduce_probe -L\"$KOKKOS_ROOT/lib\" -lkokkoscore -lcuda -ldl -fopenmp -Xlinker -rpath=\"$KOKKOS_ROOT/lib\" && /tmp/reduce_probe" ; cat "$OUT/reduce_probe.log" ;;
-      triad_probe) run_stage triad_probe bash -c "\"$KOKKOS_ROOT/bin/kpc_nvcc_wrapper\" -O3 -std=c++17 --expt-extended-lambda -I\"$KOKKOS_ROOT/include\" scripts/cuda/triad_probe.cpp -o /tmp/triad_probe -L\"$KOKKOS_ROOT/lib\" -lkokkoscore -lcuda -ldl -fopenmp -Xlinker -rpath=\"$KOKKOS_ROOT/lib\" && /tmp/triad_probe" ; cat "$OUT/triad_probe.log" ;;
+      probe) run_stage reduce_probe bash -c "\"$wrapper\" -Ikpc/backend/kokkos scripts/cuda/reduce_probe.cpp -o /tmp/reduce_probe $probe_flags && /tmp/reduce_probe" ; cat "$OUT/reduce_probe.log" ;;
+      triad_probe) run_stage triad_probe bash -c "\"$wrapper\" scripts/cuda/triad_probe.cpp -o /tmp/triad_probe $probe_flags && /tmp/triad_probe" ; cat "$OUT/triad_probe.log" ;;
       tests) run_stage gpu_tests env KPC_PLACEMENT=device python3 -m pytest "${pytest_args[@]}" tests/gpu/test_cuda.py -k "not corpus" ;;
       placement) run_stage gpu_placement python3 -m pytest "${pytest_args[@]}" -s tests/gpu/test_gpu_placement.py -n 4 ;;
       pbench) run_stage placement_bench python3 benchmarks/placement.py "$OUT" ${KPC_PBENCH_ARGS:-} ; cat "$OUT/placement.md" 2>/dev/null ;;

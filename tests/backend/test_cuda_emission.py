@@ -69,16 +69,16 @@ def test_cuda_bindings_take_numpy_or_cuda_arrays_with_write_set_and_host_access(
 
 def test_cuda_regions_are_fenced_allocations_managed_joins_volatile(tmp_path):
     text = _unit(tmp_path, "cuda").source
-    assert text.count("Kokkos::parallel_") + text.count("kpc::cuda::grid_stride_") == text.count(
+    assert text.count("Kokkos::parallel_") + text.count("kpc::cuda::range_for") == text.count(
         "Kokkos::fence();  // cuda")
     assert "kpc::cuda::empty<double, 1>" in text and "kpc::empty<" not in text
     assert "void join(const volatile total_acc1& other) volatile {" in text
     assert "using kpc_exec_space = Kokkos::Cuda;" in text
 
 
-def test_cuda_one_dimensional_regions_launch_as_grid_stride_loops(tmp_path):
+def test_cuda_one_dimensional_regions_launch_one_thread_per_iteration(tmp_path):
     text = _unit(tmp_path, "cuda").source
-    assert 'kpc::cuda::grid_stride_for("triad:' in text and ", kpc_begin1, kpc_end1, kpc_body);" in text
+    assert 'kpc::cuda::range_for("triad:' in text and ", kpc_begin1, kpc_end1, kpc_body);" in text
     assert 'Kokkos::parallel_reduce("total:' in text  # Kokkos's own launch is faster for reductions
     assert "kpc::Reduce<total_acc1>(kpc_result1));" in text
 

@@ -23,6 +23,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -113,7 +114,7 @@ py::array_t<T> empty(const std::array<int64_t, N>& shape) {
   return py::reinterpret_steal<py::array_t<T>>(managed_array(py::dtype::of<T>(), extents, false).release());
 }
 
-// ---------------------------------------------------------------- grid-stride launches
+// ---------------------------------------------------------------- 1-D launches
 
 // Threads of a grid-stride launch: four per resident thread slot of the device.
 inline int64_t grid_stride_threads() {
@@ -126,12 +127,32 @@ inline int64_t grid_stride_threads() {
   return threads;
 }
 
-// parallel_for over [begin, end) with min(n, grid_stride_threads()) threads, each taking
-// iterations t, t + threads, ... (consecutive threads touch consecutive elements).
+// One iteration per thread, 32-bit index arithmetic.
 template <class Body>
-void grid_stride_for(const char* label, int64_t begin, int64_t end, const Body& body) {
+__global__ void flat_kernel(const Body body, int64_t begin, int n) {
+  const int t = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (t < n) body(begin + t);
+}
+
+constexpr int kFlatBlock = 256;
+
+// parallel_for over [begin, end): below 2^31 iterations, a plain CUDA launch of one iteration
+// per thread (256 per block) on Kokkos' stream; above, Kokkos' parallel_for over
+// min(n, grid_stride_threads()) threads, each taking iterations t, t + threads, ... Measured on an
+// H200 (benchmarks/cuda_percall.py, STREAM triad with CuPy arrays): Kokkos' RangePolicy with one
+// iteration per thread reached 2.5 TB/s at 10^8, the grid-stride form 4.0, the plain launch 4.2-4.3
+// like CuPy's own kernel, and it launches about a microsecond sooner than parallel_for.
+template <class Body>
+void range_for(const char* label, int64_t begin, int64_t end, const Body& body) {
   const int64_t n = end - begin;
   if (n <= 0) return;
+  if (n < (int64_t(1) << 31) - kFlatBlock) {
+    const int count = static_cast<int>(n);
+    flat_kernel<<<(count + kFlatBlock - 1) / kFlatBlock, kFlatBlock, 0, Kokkos::Cuda().cuda_stream()>>>(body, begin,
+                                                                                                     count);
+    check(cudaGetLastError(), label);
+    return;
+  }
   const int64_t threads = std::min(n, grid_stride_threads());
   Kokkos::parallel_for(label, Kokkos::RangePolicy<Kokkos::Cuda, Kokkos::IndexType<int64_t>>(0, threads),
                        KOKKOS_LAMBDA(const int64_t t) {
@@ -151,6 +172,8 @@ struct cuda_array {
   py::dtype dtype;
   bool readonly = false;
   std::vector<py::ssize_t> extents, strides;
+  bool cupy = false;      // a cupy.ndarray: its stream is CuPy's current stream
+  uintptr_t stream = 0;   // otherwise __cuda_array_interface__'s "stream" (0: none given)
 };
 
 // cupy.ndarray, once CuPy is imported (nullptr before): its arrays are read through their
@@ -164,6 +187,16 @@ inline PyObject* cupy_ndarray_type() {
     if (type == nullptr) PyErr_Clear();
   }
   return type;
+}
+
+// Whether an argument is a CUDA array: a cupy.ndarray by its type (asking CuPy for
+// __cuda_array_interface__, even through hasattr, builds its dict: microseconds per argument),
+// anything else not NumPy by the attribute.
+inline bool is_cuda_array(py::handle object) {
+  if (py::isinstance<py::array>(object)) return false;
+  PyObject* cupy = cupy_ndarray_type();
+  if (cupy != nullptr && PyObject_TypeCheck(object.ptr(), reinterpret_cast<PyTypeObject*>(cupy))) return true;
+  return py::hasattr(object, "__cuda_array_interface__");
 }
 
 inline std::vector<py::ssize_t> ssize_tuple(py::handle tuple) {
@@ -180,9 +213,13 @@ inline cuda_array describe_cuda_array(py::handle object) {
     array.dtype = py::reinterpret_borrow<py::dtype>(object.attr("dtype"));
     array.extents = ssize_tuple(object.attr("shape"));
     array.strides = ssize_tuple(object.attr("strides"));
+    array.cupy = true;
     return array;
   }
   py::dict interface = object.attr("__cuda_array_interface__");
+  if (interface.contains("stream") && !py::object(interface["stream"]).is_none()) {
+    array.stream = py::object(interface["stream"]).cast<uintptr_t>();
+  }
   array.extents = ssize_tuple(interface["shape"]);
   array.dtype = py::dtype(interface["typestr"].cast<std::string>());
   py::tuple data = interface["data"];
@@ -253,6 +290,80 @@ void check_layout(int flags, bool c_contiguous, bool f_contiguous, const char* f
   }
 }
 
+// ---------------------------------------------------------------- stream order with the caller
+//
+// A call with CUDA arrays does not wait for its kernels (as CuPy's own calls do not): they run on
+// Kokkos' stream, ordered with the stream the caller's arrays belong to. Kokkos creates its stream
+// blocking (cudaStreamCreate), so work on the legacy default stream (CuPy's default, and
+// __cuda_array_interface__'s stream 1) and on Kokkos' stream are ordered both ways by CUDA itself;
+// any other caller stream (a cupy.cuda.Stream, the per-thread default stream 2) is joined by
+// events: Kokkos' stream waits for what the caller queued before the call, and the caller's
+// stream for the call's kernels. Calls with NumPy arrays only fence before they return.
+
+// The caller's stream of the current call (set at its first CUDA array; kpc::call_guard makes
+// the call the thread's own): 0 or 1 is the legacy default stream (or none given).
+struct caller_stream {
+  bool known = false;
+  uintptr_t handle = 0;
+  bool legacy() const { return handle <= 1; }
+};
+
+inline caller_stream& call_stream() {
+  static thread_local caller_stream stream;
+  return stream;
+}
+
+inline cudaEvent_t& ordering_event() {
+  static thread_local cudaEvent_t event = [] {
+    cudaEvent_t created = nullptr;
+    check(cudaEventCreateWithFlags(&created, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+    return created;
+  }();
+  return event;
+}
+
+// CuPy's current stream (its pointer: 0 for the legacy default stream).
+inline uintptr_t cupy_current_stream() {
+  static PyObject* current = [] {
+    PyObject* cuda = PyImport_ImportModule("cupy.cuda");
+    PyObject* getter = cuda != nullptr ? PyObject_GetAttrString(cuda, "get_current_stream") : nullptr;
+    Py_XDECREF(cuda);
+    if (getter == nullptr) PyErr_Clear();
+    return getter;  // kept for the process
+  }();
+  if (current == nullptr) return 0;
+  py::object stream = py::reinterpret_steal<py::object>(PyObject_CallNoArgs(current));
+  if (!stream) throw py::error_already_set();
+  return stream.attr("ptr").cast<uintptr_t>();
+}
+
+// At a call's first CUDA array: which stream it belongs to, and Kokkos' stream made to wait for
+// the work queued there (none to do for the legacy default stream). host_access: the entry
+// reads arrays from host code, so the host itself waits for that stream.
+inline void join_caller_stream(const cuda_array& array, bool host_access) {
+  caller_stream& stream = call_stream();
+  if (stream.known) return;
+  stream.known = true;
+  stream.handle = array.cupy ? cupy_current_stream() : array.stream;
+  if (stream.legacy()) return;
+  auto* caller = reinterpret_cast<cudaStream_t>(stream.handle);
+  if (host_access) {
+    check(cudaStreamSynchronize(caller), "waiting for the arguments' stream");
+    return;
+  }
+  check(cudaEventRecord(ordering_event(), caller), "cudaEventRecord");
+  check(cudaStreamWaitEvent(Kokkos::Cuda().cuda_stream(), ordering_event(), 0), "cudaStreamWaitEvent");
+}
+
+// At the end of a call with CUDA arrays: the caller's stream waits for the call's kernels.
+inline void release_to_caller_stream() {
+  const caller_stream& stream = call_stream();
+  if (stream.legacy()) return;
+  check(cudaEventRecord(ordering_event(), Kokkos::Cuda().cuda_stream()), "cudaEventRecord");
+  check(cudaStreamWaitEvent(reinterpret_cast<cudaStream_t>(stream.handle), ordering_event(), 0),
+        "cudaStreamWaitEvent");
+}
+
 // A CUDA array (__cuda_array_interface__, e.g. CuPy): checked and viewed in place.
 template <class T, int N, class Layout>
 device_arg<T, N, Layout> from_cuda_array(py::handle object, const char* function, const char* param, bool written,
@@ -297,6 +408,7 @@ device_arg<T, N, Layout> from_cuda_array(py::handle object, const char* function
     }
   }
   cuda_arguments() += 1;
+  join_caller_stream(described, host_access);
   if (!host_access || is_managed(pointer)) {
     return {view_of_memory<T, N, Layout>(pointer, extents, strides), py::reinterpret_borrow<py::object>(object),
             nullptr};
@@ -331,7 +443,7 @@ device_arg<T, N, Layout> from_cuda_array(py::handle object, const char* function
 template <class T, int N, class Layout>
 device_arg<T, N, Layout> from_array(py::handle object, const char* function, const char* param, bool written,
                                     bool host_access, bool device_access) {
-  if (!py::isinstance<py::array>(object) && py::hasattr(object, "__cuda_array_interface__")) {
+  if (is_cuda_array(object)) {
     return from_cuda_array<T, N, Layout>(object, function, param, written, host_access || !device_access);
   }
   array_arg<T, N, Layout> host = from_numpy<T, N, Layout>(object, function, param, written);
@@ -369,9 +481,12 @@ inline py::object to_cupy(py::object value) {
   return value;
 }
 
-// One binding call, inside kpc::call_guard (so one at a time: the CUDA-argument count is
-// the call's own): resets that count; result() converts what is returned. The CUDA runtime
-// keeps a current device per host thread, and a Python thread other than the one that
+// One binding call, inside kpc::call_guard (so one at a time: the CUDA-argument count and the
+// caller's stream are the call's own): resets them; result() converts what is returned and
+// orders the call's kernels before what comes next: the caller's stream (see above) when an
+// argument was a CUDA array and nothing is returned, otherwise a fence (what is returned, NumPy
+// arrays in managed memory, scalars, is read by the host). The CUDA
+// runtime keeps a current device per host thread, and a Python thread other than the one that
 // initialized Kokkos starts on device 0, so each thread is moved to Kokkos' device once.
 struct call_scope {
   call_scope() {
@@ -381,10 +496,19 @@ struct call_scope {
     }();
     (void)on_kokkos_device;
     cuda_arguments() = 0;
+    call_stream() = caller_stream{};
   }
   py::object result(py::object value) const {
-    Kokkos::fence();
-    return cuda_arguments() > 0 ? to_cupy(std::move(value)) : value;
+    if (cuda_arguments() == 0) {
+      Kokkos::fence();
+      return value;
+    }
+    if (value.is_none()) {
+      release_to_caller_stream();
+      return value;
+    }
+    Kokkos::fence();  // what is returned is read on the host (cupy.asarray copies a result through it)
+    return to_cupy(std::move(value));
   }
 };
 

@@ -17,7 +17,9 @@
 // (kpc.runtime.placement), so the data's place counts as the user pays for it. Before a class
 // is learned the `prefer_host` side goes first: NumPy arguments prefer the host, device arrays
 // the device. A failed call records nothing. `forced` (KPC_PLACEMENT=host|device) skips the
-// learning.
+// learning. A call with device arrays returns before its kernels end (kpc_cuda.hpp: stream
+// order), so a timed device call then waits for the device (`sync`, set_sync) before its time
+// is taken.
 //
 // Included by kpc_numpy.hpp (whose define_session_functions exports _kpc_placed), after the
 // pybind11 helpers it uses.
@@ -36,6 +38,7 @@ struct placed {
   vectorcallfunc vectorcall;
   PyObject* host;    // the host path (a compiled function, or the runtime's copying wrapper), or null
   PyObject* device;  // the device build's function, or null until it is loaded
+  PyObject* sync;    // waits for the device (a call with CUDA arrays returns before its kernels end), or null
   int forced;        // -1: learn; 0: always the host; 1: always the device
   int prefer_host;   // which side runs first while a class learns
   std::string* label;
@@ -108,9 +111,20 @@ inline PyObject* call(PyObject* object, PyObject* const* args, size_t nargsf, Py
   if (bytes < 0) return nullptr;
   const int c = guard_site::class_of(bytes);
   guard_call timing(*self->site);
-  PyObject* result = PyObject_Vectorcall(choose_host(self, timing, c) ? self->host : self->device, args, nargsf,
-                                         kwnames);
-  if (result == nullptr) timing.cancel();
+  const bool host = choose_host(self, timing, c);
+  PyObject* result = PyObject_Vectorcall(host ? self->host : self->device, args, nargsf, kwnames);
+  if (result == nullptr) {
+    timing.cancel();
+  } else if (!host && self->sync != nullptr && timing.timing()) {
+    // a timed device call counts until its kernels end, not until they are queued
+    PyObject* done = PyObject_CallNoArgs(self->sync);
+    if (done == nullptr) {
+      timing.cancel();
+      Py_DECREF(result);
+      return nullptr;
+    }
+    Py_DECREF(done);
+  }
   return result;
 }
 
@@ -118,6 +132,7 @@ inline void dealloc(PyObject* object) {
   auto* self = reinterpret_cast<placed*>(object);
   Py_XDECREF(self->host);
   Py_XDECREF(self->device);
+  Py_XDECREF(self->sync);
   PyTypeObject* type = Py_TYPE(object);
   type->tp_free(object);
   Py_DECREF(type);
@@ -127,6 +142,13 @@ inline PyObject* set_device(PyObject* object, PyObject* device) {
   auto* self = reinterpret_cast<placed*>(object);
   Py_XINCREF(device == Py_None ? nullptr : device);
   Py_XSETREF(self->device, device == Py_None ? nullptr : device);
+  Py_RETURN_NONE;
+}
+
+inline PyObject* set_sync(PyObject* object, PyObject* sync) {
+  auto* self = reinterpret_cast<placed*>(object);
+  Py_XINCREF(sync == Py_None ? nullptr : sync);
+  Py_XSETREF(self->sync, sync == Py_None ? nullptr : sync);
   Py_RETURN_NONE;
 }
 
@@ -169,6 +191,8 @@ inline PyTypeObject* placed_type() {
     static PyMethodDef methods[] = {
         {"set_device", reinterpret_cast<PyCFunction>(&set_device), METH_O,
          "Hand in the device build's function (None: none); the classes learn again."},
+        {"set_sync", reinterpret_cast<PyCFunction>(&set_sync), METH_O,
+         "Hand in what waits for the device after a timed device call (None: nothing)."},
         {"decision", reinterpret_cast<PyCFunction>(&decision), METH_O,
          "'host', 'device' or 'learning' for a call whose array arguments hold nbytes."},
         {"measurements", reinterpret_cast<PyCFunction>(&measurements), METH_NOARGS,
@@ -209,6 +233,7 @@ inline PyObject* make_placed(PyObject*, PyObject* const* args, Py_ssize_t nargs)
   self->vectorcall = &call;
   self->host = args[0] == Py_None ? nullptr : Py_NewRef(args[0]);
   self->device = args[1] == Py_None ? nullptr : Py_NewRef(args[1]);
+  self->sync = nullptr;
   self->label = new std::string(py::str(args[2]).cast<std::string>());
   self->prefer_host = PyObject_IsTrue(args[3]);
   self->forced = static_cast<int>(PyLong_AsLong(args[4]));

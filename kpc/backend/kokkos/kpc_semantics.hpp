@@ -578,6 +578,7 @@ class guard_call {
   }
   // Record nothing for this call (it failed: its time says nothing about the path).
   void cancel() { class_ = -1; }
+  bool timing() const { return class_ >= 0; }
   guard_site& site() const { return site_; }
 
  private:
