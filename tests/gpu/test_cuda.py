@@ -168,6 +168,25 @@ def test_cupy_arguments_are_used_in_place(kernels):
     cupy.testing.assert_allclose(a, b + 3.0)
 
 
+def test_cupy_calls_are_ordered_with_the_callers_stream(kernels):
+    """A call with CuPy arrays returns before its kernel ends (kpc_cuda.hpp: stream order): work the
+    caller queued before it on its stream (the legacy default one, or a non-blocking stream of its
+    own) is done before the kernel reads, and work queued after it sees the kernel's writes."""
+    import cupy
+
+    n = 1 << 24
+    for stream in (cupy.cuda.Stream.null, cupy.cuda.Stream(non_blocking=True)):
+        with stream:
+            a = cupy.zeros(n)
+            b = cupy.arange(n, dtype=cupy.float64)
+            c = cupy.ones(n)
+            b *= 2.0  # queued before the call
+            assert kernels.triad(a, b, c, 3.0) is None
+            doubled = a * 2.0  # queued after it
+            stream.synchronize()
+        cupy.testing.assert_allclose(doubled, (cupy.arange(n, dtype=cupy.float64) * 2.0 + 3.0) * 2.0)
+
+
 def test_numpy_arguments_written_are_copied_back_read_ones_untouched(kernels):
     n = 100_000
     a = np.zeros(n)
