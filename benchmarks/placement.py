@@ -97,9 +97,10 @@ def machine() -> dict:
             "numpy": np.__version__, "date": time.strftime("%Y-%m-%d %H:%M")}
 
 
-def build_all(jobs: list, space: str, kokkos_root: str, out: Path) -> dict:
+def build_all(jobs: list, space: str, kokkos_root: str, out: Path, strict: bool = True) -> dict:
     """Build each (file, {kernel: [signature]}) for ``space`` against ``kokkos_root``, several at a
-    time; file -> the imported drop-in module (or the exception)."""
+    time; file -> the imported drop-in module (or the exception). Not ``strict``: a file whose
+    kernels kpc keeps as Numba still builds; the module's ``REJECTED`` says which and why."""
     from kpc.api import build
     from kpc.check.runner import import_path
 
@@ -110,10 +111,12 @@ def build_all(jobs: list, space: str, kokkos_root: str, out: Path) -> dict:
         folder = out / f"{space}_{Path(path).stem}"
         started = time.perf_counter()
         try:
-            result = build(path, folder, signatures=signatures, space=space, strict=True)
+            result = build(path, folder, signatures=signatures, space=space, strict=strict)
             print(f"[placement] built {Path(path).name} for {space} in {time.perf_counter() - started:.1f} s",
                   flush=True)
-            return path, import_path(result.module_path)
+            module = import_path(result.module_path)
+            REJECTED[(space, path)] = dict(result.rejected)
+            return path, module
         except Exception as error:  # noqa: BLE001 (reported in the table)
             print(f"[placement] FAILED {Path(path).name} for {space}: {error}", flush=True)
             return path, error
@@ -122,11 +125,14 @@ def build_all(jobs: list, space: str, kokkos_root: str, out: Path) -> dict:
         return dict(pool.map(one, jobs))
 
 
-def build_both(jobs: list, out: Path) -> tuple:
+REJECTED: dict = {}  # (space, file) -> {kernel: why kpc keeps it as Numba}
+
+
+def build_both(jobs: list, out: Path, strict: bool = True) -> tuple:
     """``jobs`` built for ``--space openmp`` against the CPU Kokkos and for ``--space cuda``."""
     cuda_root, host_root = os.environ["KOKKOS_ROOT"], os.environ["KPC_HOST_KOKKOS_ROOT"]
-    openmp = build_all(jobs, "openmp", host_root, out)
-    cuda = build_all(jobs, "cuda", cuda_root, out)
+    openmp = build_all(jobs, "openmp", host_root, out, strict)
+    cuda = build_all(jobs, "cuda", cuda_root, out, strict)
     os.environ["KOKKOS_ROOT"] = cuda_root
     return openmp, cuda
 
@@ -275,7 +281,8 @@ def collection_rows(out: Path) -> list:
     from kpc.check.runner import case_signatures
     from kpc.check.spec import load_cases
 
-    files = sorted(str(p) for p in (REPO / "examples" / "collection").glob("*.py"))
+    files = sorted(str(p) for p in (REPO / "examples" / "collection").glob("*.py")
+                   if not ONLY or any(prefix.startswith(p.stem) or p.stem.startswith(prefix) for prefix in ONLY))
     jobs = [(path, {kernel: [s for s in case_signatures(path, [kernel])]}) for path in files
             for kernel in load_cases(path).cases]
     by_file: dict = {}
@@ -287,20 +294,31 @@ def collection_rows(out: Path) -> list:
     processes = max(1, THREADS // 4)  # Numba compiles beside kpc's builds, files dealt round
     warmers = [subprocess.Popen([sys.executable, __file__, "--warm-numba", *files[k::processes]])
                for k in range(processes)]
-    openmp, cuda = build_both(jobs, out)
+    openmp, cuda = build_both(jobs, out, strict=False)
     for warmer in warmers:
         warmer.wait()
     rows = []
     for path, kernels in jobs:
         for kernel in kernels:
+            label = f"{Path(path).stem}.{kernel}"
+            if ONLY and not any(label.startswith(prefix) for prefix in ONLY):
+                continue
             if isinstance(openmp[path], Exception) or isinstance(cuda[path], Exception):
-                rows.append({"kernel": f"{Path(path).stem}.{kernel}", "arrays": "numpy",
+                rows.append({"kernel": label, "arrays": "numpy",
                              "error": f"build failed: {openmp[path] if isinstance(openmp[path], Exception) else cuda[path]}"})
                 continue
+            kept = REJECTED.get(("openmp", path), {}).get(kernel) or REJECTED.get(("cuda", path), {}).get(kernel)
+            if kept:  # both drop-in modules run Numba's function: nothing of kpc's to time
+                rows.append({"kernel": label, "arrays": "numpy", "kept": str(kept).splitlines()[0][:200]})
+                print(f"[placement] {json.dumps(rows[-1])}", flush=True)
+                continue
             case = load_cases(path).cases[kernel]
-            rows += run_rows(f"{Path(path).stem}.{kernel}", path, kernel, case.dtypes[0], [case.sizes[-1]],
+            rows += run_rows(label, path, kernel, case.dtypes[0], [case.sizes[-1]],
                              next(iter(case.sizes[-1]), "n"), openmp[path], cuda[path], False)
     return rows
+
+
+ONLY: list = []  # --only=PREFIX,...: the rows whose label starts so
 
 
 FIRST_CALL = """
@@ -384,6 +402,10 @@ def write_report(out: Path, info: dict, rows: list) -> None:
                          f"device after {row.get('device_after_s', float('nan')):.3f} s more | | "
                          f"{'device' if row.get('device') else row.get('error')} |")
             continue
+        if row.get("kept"):
+            lines.append(f"| {row['kernel']} | | numpy | kept as Numba by kpc (both builds): {row['kept'][:100]} "
+                         f"| | | | | numba |")
+            continue
         if row.get("error"):
             lines.append(f"| {row['kernel']} | {row.get('size', '')} | {row.get('arrays', '')} | error: "
                          f"{row['error'][:120]} | | | | | |")
@@ -392,7 +414,7 @@ def write_report(out: Path, info: dict, rows: list) -> None:
         lines.append(f"| {row['kernel']} | {row['size']} | {row['arrays']} | {row['numba_s']:.3g} | "
                      f"{row['openmp_s']:.3g} | {row['cuda_s']:.3g}{extra} | {row['openmp_s'] / row['cuda_s']:.2f}x | "
                      f"{row['numba_s'] / row['cuda_s']:.2f}x | {row['placement']} |")
-    good = [r for r in rows if not r.get("error") and r["kernel"] != "first_call"]
+    good = [r for r in rows if not r.get("error") and not r.get("kept") and r["kernel"] != "first_call"]
     numpy_rows = [r for r in good if r["arrays"] == "numpy"]
     if numpy_rows:
         worst = min(numpy_rows, key=lambda r: r["openmp_s"] / r["cuda_s"])
@@ -409,6 +431,9 @@ def write_report(out: Path, info: dict, rows: list) -> None:
         lines.append(f"Device arrays, largest size of each kernel: geometric mean {np.exp(np.mean(np.log(speedups))):.1f}x "
                      f"Numba on {THREADS} threads ({len(speedups)} kernels).")
     failed = [r for r in rows if r.get("error")]
+    kept = [r for r in rows if r.get("kept")]
+    if kept:
+        lines.append(f"Kept as Numba by kpc in both builds (not timed): {len(kept)}.")
     lines.append(f"Failures: {len(failed)}.")
     (out / "placement.md").write_text("\n".join(lines) + "\n")
     try:
@@ -446,6 +471,7 @@ def main(argv) -> int:
     only = [a.split("=", 1)[1].split(",") for a in argv if a.startswith("--only=")]
     if only:
         entries = [e for e in entries if e[0] in only[0]]
+        ONLY.extend(only[0])
     info = machine()
     print(f"[placement] {json.dumps(info)}", flush=True)
     done: list = []
