@@ -357,10 +357,13 @@ class Specializations:
     typed: list
     rounds: list
 
+    def round_of(self, function: str, types: tuple) -> int:
+        """The last round (IR module, ``typed`` item) holding ``function`` for ``types``."""
+        return max(i for i, entries in enumerate(self.rounds) if entries.get(function) == tuple(types))
+
     def symbol(self, function: str, types: tuple) -> str:
         """The entry of ``function`` for ``types`` in the compiled module (the last round holding it)."""
-        index = max(i for i, entries in enumerate(self.rounds) if entries.get(function) == tuple(types))
-        return f"{function}__s{index}"
+        return f"{function}__s{self.round_of(function, types)}"
 
 
 def specialize(path, source, requests, auto_parallel: bool = True) -> Specializations:
@@ -531,7 +534,8 @@ def compile_gpu_builds(path, typed: Specializations, requests) -> list:
     result = []
     for function, types in requests:
         symbol = typed.symbol(function, types)
-        on_device = device_compiled is not None and any(function in spec.entries for spec in device_typed)
+        # the round of these types, not any round: choose-placement decides per specialization
+        on_device = device_compiled is not None and function in device_typed[typed.round_of(function, types)].entries
         compiled = host_compiled or device_compiled
         placement = device_error or reasons[function]
         if host_compiled is None:

@@ -200,8 +200,13 @@ inline bool is_cuda_array(py::handle object) {
 }
 
 inline std::vector<py::ssize_t> ssize_tuple(py::handle tuple) {
-  std::vector<py::ssize_t> values;
-  for (py::handle item : py::reinterpret_borrow<py::tuple>(tuple)) values.push_back(item.cast<py::ssize_t>());
+  if (!PyTuple_Check(tuple.ptr())) throw py::type_error("kpc cuda: expected a tuple of integers");
+  const Py_ssize_t size = PyTuple_GET_SIZE(tuple.ptr());
+  std::vector<py::ssize_t> values(static_cast<size_t>(size));
+  for (Py_ssize_t k = 0; k < size; ++k) {
+    values[static_cast<size_t>(k)] = PyLong_AsSsize_t(PyTuple_GET_ITEM(tuple.ptr(), k));
+    if (values[static_cast<size_t>(k)] == -1 && PyErr_Occurred()) throw py::error_already_set();
+  }
   return values;
 }
 
@@ -209,10 +214,11 @@ inline cuda_array describe_cuda_array(py::handle object) {
   cuda_array array;
   PyObject* cupy = cupy_ndarray_type();
   if (cupy != nullptr && PyObject_TypeCheck(object.ptr(), reinterpret_cast<PyTypeObject*>(cupy))) {
-    array.data = reinterpret_cast<void*>(object.attr("data").attr("ptr").cast<uintptr_t>());
-    array.dtype = py::reinterpret_borrow<py::dtype>(object.attr("dtype"));
-    array.extents = ssize_tuple(object.attr("shape"));
-    array.strides = ssize_tuple(object.attr("strides"));
+    const cupy_attribute_names& names = cupy_names();
+    array.data = reinterpret_cast<void*>(attribute(attribute(object, names.data), names.ptr).cast<uintptr_t>());
+    array.dtype = py::reinterpret_steal<py::dtype>(attribute(object, names.dtype).release());
+    array.extents = ssize_tuple(attribute(object, names.shape));
+    array.strides = ssize_tuple(attribute(object, names.strides));
     array.cupy = true;
     return array;
   }
@@ -322,19 +328,33 @@ inline cudaEvent_t& ordering_event() {
   return event;
 }
 
-// CuPy's current stream (its pointer: 0 for the legacy default stream).
+// CuPy's current stream (its pointer: 0 for the legacy default stream), through
+// cupy.cuda.stream.get_current_stream_ptr (an int, no Stream object) where CuPy has it.
 inline uintptr_t cupy_current_stream() {
-  static PyObject* current = [] {
-    PyObject* cuda = PyImport_ImportModule("cupy.cuda");
-    PyObject* getter = cuda != nullptr ? PyObject_GetAttrString(cuda, "get_current_stream") : nullptr;
-    Py_XDECREF(cuda);
-    if (getter == nullptr) PyErr_Clear();
-    return getter;  // kept for the process
+  static PyObject* pointer = nullptr;  // get_current_stream_ptr, or
+  static PyObject* current = nullptr;  // get_current_stream (kept for the process)
+  static const bool found = [] {
+    PyObject* module = PyImport_ImportModule("cupy.cuda.stream");
+    if (module != nullptr) {
+      pointer = PyObject_GetAttrString(module, "get_current_stream_ptr");
+      if (pointer == nullptr) PyErr_Clear();
+      current = PyObject_GetAttrString(module, "get_current_stream");
+      if (current == nullptr) PyErr_Clear();
+      Py_DECREF(module);
+    } else {
+      PyErr_Clear();
+    }
+    return pointer != nullptr || current != nullptr;
   }();
-  if (current == nullptr) return 0;
+  if (!found) return 0;
+  if (pointer != nullptr) {
+    py::object value = py::reinterpret_steal<py::object>(PyObject_CallNoArgs(pointer));
+    if (!value) throw py::error_already_set();
+    return value.cast<uintptr_t>();
+  }
   py::object stream = py::reinterpret_steal<py::object>(PyObject_CallNoArgs(current));
   if (!stream) throw py::error_already_set();
-  return stream.attr("ptr").cast<uintptr_t>();
+  return attribute(stream, cupy_names().ptr).cast<uintptr_t>();
 }
 
 // At a call's first CUDA array: which stream it belongs to, and Kokkos' stream made to wait for

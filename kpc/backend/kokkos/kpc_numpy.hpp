@@ -240,6 +240,32 @@ py::array_t<T> empty_array(const int64_t* shape, int ndim) {
 // A CuPy array (cupy.ndarray, once CuPy is imported): even, 0x8000 | C-contiguous << 1 |
 // F-contiguous << 2 | dtype number << 4 | rank << 9 (rank below 64), as
 // kpc.runtime.dispatch.argument_code computes it; -1 for anything else.
+// Attribute names of CuPy arrays, interned once: PyObject_GetAttrString makes a string per call,
+// and a call with CuPy arguments reads a dozen attributes.
+struct cupy_attribute_names {
+  PyObject *dtype, *num, *ndim, *c_contiguous, *f_contiguous, *flags, *c_contiguous_flag, *f_contiguous_flag, *data,
+      *ptr, *shape, *strides, *nbytes;
+};
+
+inline const cupy_attribute_names& cupy_names() {
+  static const cupy_attribute_names names{
+      PyUnicode_InternFromString("dtype"),         PyUnicode_InternFromString("num"),
+      PyUnicode_InternFromString("ndim"),          PyUnicode_InternFromString("_c_contiguous"),
+      PyUnicode_InternFromString("_f_contiguous"), PyUnicode_InternFromString("flags"),
+      PyUnicode_InternFromString("c_contiguous"),  PyUnicode_InternFromString("f_contiguous"),
+      PyUnicode_InternFromString("data"),          PyUnicode_InternFromString("ptr"),
+      PyUnicode_InternFromString("shape"),         PyUnicode_InternFromString("strides"),
+      PyUnicode_InternFromString("nbytes")};
+  return names;
+}
+
+// value.name (a new reference; throws on failure).
+inline py::object attribute(py::handle value, PyObject* name) {
+  PyObject* found = PyObject_GetAttr(value.ptr(), name);
+  if (found == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(found);
+}
+
 inline int cupy_argument_code(PyObject* value) {
   static PyObject* cupy_type = nullptr;
   if (cupy_type == nullptr) {
@@ -253,17 +279,20 @@ inline int cupy_argument_code(PyObject* value) {
   }
   if (!PyObject_TypeCheck(value, reinterpret_cast<PyTypeObject*>(cupy_type))) return -1;
   try {
+    const cupy_attribute_names& names = cupy_names();
     py::handle array(value);
-    const int number = array.attr("dtype").attr("num").cast<int>();
-    const int ndim = array.attr("ndim").cast<int>();
+    const int number = attribute(attribute(array, names.dtype), names.num).cast<int>();
+    const int ndim = attribute(array, names.ndim).cast<int>();
     if (number < 0 || number >= 32 || ndim >= 64) return -1;
     // cupy.ndarray's own _c_contiguous / _f_contiguous where it has them: `flags` builds an
     // object per access (a third of this function's time)
     static int own_flags = -1;
     if (own_flags < 0) own_flags = py::hasattr(array, "_c_contiguous") && py::hasattr(array, "_f_contiguous");
-    py::object flags = own_flags ? py::object() : py::object(array.attr("flags"));
-    const bool c_contiguous = (own_flags ? array.attr("_c_contiguous") : flags.attr("c_contiguous")).cast<bool>();
-    const bool f_contiguous = (own_flags ? array.attr("_f_contiguous") : flags.attr("f_contiguous")).cast<bool>();
+    py::object flags = own_flags ? py::object() : attribute(array, names.flags);
+    const bool c_contiguous =
+        (own_flags ? attribute(array, names.c_contiguous) : attribute(flags, names.c_contiguous_flag)).cast<bool>();
+    const bool f_contiguous =
+        (own_flags ? attribute(array, names.f_contiguous) : attribute(flags, names.f_contiguous_flag)).cast<bool>();
     return 0x8000 | (c_contiguous ? 2 : 0) | (f_contiguous ? 4 : 0) | (number << 4) | (ndim << 9);
   } catch (const py::error_already_set&) {
     PyErr_Clear();

@@ -55,7 +55,7 @@ inline int64_t argument_bytes(PyObject* const* args, Py_ssize_t nargs) {
       total += py::reinterpret_borrow<py::array>(value).nbytes();
     } else if (!PyFloat_Check(value) && !PyLong_Check(value) && !PyComplex_Check(value)) {
       // (not hasattr(__cuda_array_interface__): CuPy builds that dict on every access)
-      PyObject* nbytes = PyObject_GetAttrString(value, "nbytes");
+      PyObject* nbytes = PyObject_GetAttr(value, cupy_names().nbytes);
       if (nbytes == nullptr) {
         PyErr_Clear();
         continue;
