@@ -36,28 +36,32 @@ def _launches(function, module, seen=None) -> bool:
     return False
 
 
+def expr_touches_arrays(expr) -> bool:
+    """Whether ``expr`` indexes an array or calls another kernel."""
+    return any(isinstance(sub, n.Index) and isinstance(getattr(sub.base, "type", None), ArrayType)
+               or isinstance(sub, n.Call) and sub.kind == "kernel" for sub in n.walk(expr))
+
+
+def statements_touch_arrays(stmts) -> bool:
+    """Whether statements of ``stmts`` outside parallel regions (a region's bounds included)
+    index arrays or call other kernels."""
+    for stmt in stmts:
+        if isinstance(stmt, n.For) and stmt.parallel is not None:
+            if any(expr_touches_arrays(e) for e in (stmt.start, stmt.stop, stmt.step) if e is not None):
+                return True
+            continue
+        if any(expr_touches_arrays(e) for e in own_exprs(stmt) if e is not None):
+            return True
+        if any(statements_touch_arrays(block) for block in nested_bodies(stmt)):
+            return True
+    return False
+
+
 def host_touches_arrays(function) -> bool:
     """Whether statements outside the function's parallel regions index arrays or call other
     kernels: on the device build those statements run on the host over memory both can reach
     (managed), so its arrays move between host and device between regions."""
-
-    def touches(expr) -> bool:
-        return any(isinstance(sub, n.Index) and isinstance(getattr(sub.base, "type", None), ArrayType)
-                   or isinstance(sub, n.Call) and sub.kind == "kernel" for sub in n.walk(expr))
-
-    def visit(stmts) -> bool:
-        for stmt in stmts:
-            if isinstance(stmt, n.For) and stmt.parallel is not None:
-                if any(touches(e) for e in (stmt.start, stmt.stop, stmt.step) if e is not None):
-                    return True
-                continue
-            if any(touches(e) for e in own_exprs(stmt) if e is not None):
-                return True
-            if any(visit(block) for block in nested_bodies(stmt)):
-                return True
-        return False
-
-    return visit(function.body)
+    return statements_touch_arrays(function.body)
 
 
 def placement(function, module) -> tuple:

@@ -33,6 +33,7 @@ PIPELINES = {
         "choose-schedule",
         "choose-teams",
         "choose-host-forms",
+        "one-thread-regions",
         "choose-placement",
     ],
     "pykokkos": [

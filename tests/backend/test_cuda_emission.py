@@ -40,6 +40,15 @@ def host_and_device(a):
     for i in prange(a.shape[0]):
         out[i] = a[i]
     return out
+
+
+@njit(parallel=True)
+def host_reads(a):
+    for i in prange(a.shape[0]):
+        a[i] = a[i] * 2.0
+    first = a[0]
+    for i in prange(a.shape[0]):
+        a[i] = a[i] - first
 '''
 
 
@@ -50,7 +59,8 @@ def _unit(tmp_path, space):
     source = tmp_path / "kernels.py"
     source.write_text(KERNELS)
     f64 = typeof(np.zeros(3))
-    entries = {"triad": (f64, f64, f64, ("scalar", "float64")), "total": (f64,), "host_and_device": (f64,)}
+    entries = {"triad": (f64, f64, f64, ("scalar", "float64")), "total": (f64,), "host_and_device": (f64,),
+               "host_reads": (f64,)}
     module = pipeline.typed_specialization(str(source), KERNELS, entries, True)
     return emit_translation_unit([Specialization(module, list(entries))], space=space, source=str(source))
 
@@ -61,7 +71,9 @@ def test_cuda_bindings_take_numpy_or_cuda_arrays_with_write_set_and_host_access(
     # written, host access, device access
     assert 'kpc::cuda::from_array<double, 1, Kokkos::LayoutRight>(args[0], "triad", "a", true, false, true);' in text
     assert 'kpc::cuda::from_array<double, 1, Kokkos::LayoutRight>(args[1], "triad", "b", false, false, true);' in text
-    assert '(args[0], "host_and_device", "a", true, true, true);' in text
+    # a[0] = 1.0 between regions runs on one device thread (one-thread-regions): no host access
+    assert '(args[0], "host_and_device", "a", true, false, true);' in text
+    assert '(args[0], "host_reads", "a", true, true, true);' in text  # first = a[0] is read by the host
     assert "kpc::from_numpy<" not in text
     assert "kpc::cuda::call_scope kpc_scope;" in text
     assert "return kpc_scope.result(" in text
@@ -239,3 +251,10 @@ def test_a_shape_check_in_a_function_called_from_a_region_is_refused_on_cuda():
     assert "kpc::broadcast_into<true>" in _matmul_unit(signature, "openmp")
     with pytest.raises(BackendError, match="shape check inside code that runs on a CUDA device"):
         _matmul_unit(signature, "cuda")
+
+
+def test_array_statements_between_regions_run_on_one_device_thread_on_cuda_only(tmp_path):
+    cuda = _unit(tmp_path, "cuda").source
+    openmp = _unit(tmp_path, "openmp").source
+    assert "// parallel_for over kpc_one1" in cuda and 'kpc::cuda::range_for("host_and_device:' in cuda
+    assert "kpc_one" not in openmp and "a(0) = 1.0;" in openmp

@@ -120,6 +120,17 @@ def histogram(labels, counts):
         counts[labels[i]] += 1
 
 
+@njit(parallel=True)
+def heat_boundary(u, v, steps):
+    for t in range(steps):
+        for i in prange(1, len(u) - 1):
+            v[i] = u[i] + 0.25 * (u[i - 1] - 2.0 * u[i] + u[i + 1])
+        v[0] = v[1]
+        v[len(v) - 1] = v[len(v) - 2]
+        for i in prange(len(u)):
+            u[i] = 0.5 * (u[i] + v[i])
+
+
 @njit
 def serial_only(a):
     s = 0.0
@@ -144,6 +155,7 @@ def kernels(tmp_path_factory):
         "host_and_device": [f"host_and_device({f64})"],
         "histogram": ["histogram(int64[::1], int64[::1])"],
         "serial_only": [f"serial_only({f64})"],
+        "heat_boundary": [f"heat_boundary({f64}, {f64}, int64)"],
     })
     assert not result.rejected, result.report()
     return _import(result.module_path, "kpc_cuda_kernels")
@@ -225,6 +237,25 @@ def test_host_code_between_regions_numpy_and_cupy(kernels):
     cupy.testing.assert_allclose(device, expected_a)
     cupy.testing.assert_allclose(out, expected_out)
     assert s == pytest.approx(expected_s)
+
+
+def test_boundary_statements_between_regions_stay_on_the_device(kernels):
+    """v[0] = v[1] between the stencil's regions runs on one device thread (one-thread-regions):
+    CuPy arrays are used in place (no staging through managed memory), results as Python's."""
+    import cupy
+
+    start = np.sin(np.linspace(0.0, 3.0, 10_001))
+    expected_u, expected_v = start.copy(), np.zeros_like(start)
+    _reference("heat_boundary")(expected_u, expected_v, 50)
+    u, v = cupy.asarray(start), cupy.zeros(start.shape[0])
+    pointer = u.data.ptr
+    kernels.heat_boundary(u, v, 50)
+    assert u.data.ptr == pointer
+    cupy.testing.assert_allclose(u, expected_u, rtol=1e-12)
+    cupy.testing.assert_allclose(v, expected_v, rtol=1e-12)
+    u, v = start.copy(), np.zeros_like(start)
+    kernels.heat_boundary(u, v, 50)
+    np.testing.assert_allclose(u, expected_u, rtol=1e-12)
 
 
 def test_atomics_on_the_device(kernels):

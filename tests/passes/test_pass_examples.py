@@ -108,6 +108,17 @@ EXAMPLES = {
             for i in prange(len(x)):
                 x[i] = x[i] * s
         """),
+    "one-thread-regions": (ANALYSIS, {"heat": "(f8[::1], f8[::1], i8)"}, """
+        @njit(parallel=True)
+        def heat(u, v, steps):
+            for t in range(steps):
+                for i in prange(1, len(u) - 1):
+                    v[i] = u[i] + 0.25 * (u[i - 1] - 2.0 * u[i] + u[i + 1])
+                v[0] = v[1]
+                v[len(v) - 1] = v[len(v) - 2]
+                for i in prange(len(u)):
+                    u[i] = 0.5 * (u[i] + v[i])
+        """),
     "choose-schedule": (ANALYSIS, {"pairs": "(f8[:],)"}, """
         @njit(parallel=True)
         def pairs(x):
@@ -213,7 +224,8 @@ def test_docstring_example(name):
 def test_every_pass_of_mine_has_an_example():
     mine = {"parallelize", "recognize-reductions", "infer-dispatch", "cost-guard", "simplify-powers",
             "choose-schedule", "flatten-mdrange", "materialize-subviews", "propagate-constants",
-            "double-buffer", "inline-array-calls", "choose-teams", "fold-triangular", "choose-placement"}
+            "double-buffer", "inline-array-calls", "choose-teams", "fold-triangular", "choose-placement",
+            "one-thread-regions"}
     assert mine <= set(PASSES) and mine == set(EXAMPLES)
 
 

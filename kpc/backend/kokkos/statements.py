@@ -6,6 +6,7 @@ from kpc.ir import nodes as n
 from kpc.ir.queries import assigned_names, expr_names, target_names
 from kpc.ir.types import BOOL, FLOAT64, INT64, ArrayType, NoneType, ScalarType, TupleType, promote
 from kpc.passes.aliasing import is_view_expr, view_base_name
+from kpc.passes.one_thread_regions import ONE_THREAD
 
 from .allocations import is_allocation
 from .cxx import BackendError, scalar_type, value_type
@@ -241,6 +242,10 @@ class StatementEmitter:
 
     # ------------------------------------------------------------ loops
     def _For(self, s) -> None:
+        if s.parallel is not None and s.parallel.host_form == ONE_THREAD and not (
+                self.unit.space == "cuda" and self.is_region(s) and not self.in_region):
+            self.block(s.body)  # a one-thread region runs in place but on CUDA (one-thread-regions)
+            return
         if self.is_region(s) and not self.in_region:
             self.region(s)
             return
