@@ -1,7 +1,7 @@
 """Placement on a GPU build: kernels timed under Numba on every host core, kpc ``--space openmp`` and
 kpc ``--space cuda`` (host and device builds, placed per call), with NumPy and with device arrays.
 
-    PYTHONPATH=. python3 benchmarks/placement.py OUT_DIR [--quick] [--collection] [--first-call] [--only=LABEL,...]
+    PYTHONPATH=. python3 benchmarks/placement.py OUT_DIR [--quick] [--collection] [--first-call] [--only=LABEL,...] [--budget=S]
 
 Needs ``KOKKOS_ROOT`` (a CUDA Kokkos) and ``KPC_HOST_KOKKOS_ROOT`` (the CPU Kokkos of the host
 builds, which the ``--space openmp`` builds use too: the bar is kpc's own host build), CuPy, and
@@ -290,7 +290,7 @@ def collection_rows(out: Path) -> list:
         by_file.setdefault(path, {}).update(sigs)
     jobs = list(by_file.items())
     global BUDGET_S
-    BUDGET_S = 0.6
+    BUDGET_S = BUDGET_OVERRIDE or 0.6
     processes = max(1, THREADS // 4)  # Numba compiles beside kpc's builds, files dealt round
     warmers = [subprocess.Popen([sys.executable, __file__, "--warm-numba", *files[k::processes]])
                for k in range(processes)]
@@ -319,6 +319,7 @@ def collection_rows(out: Path) -> list:
 
 
 ONLY: list = []  # --only=PREFIX,...: the rows whose label starts so
+BUDGET_OVERRIDE = 0.0  # --budget=S: seconds of interleaved runs per row
 
 
 FIRST_CALL = """
@@ -472,6 +473,10 @@ def main(argv) -> int:
     if only:
         entries = [e for e in entries if e[0] in only[0]]
         ONLY.extend(only[0])
+    global BUDGET_OVERRIDE
+    for a in argv:
+        if a.startswith("--budget="):
+            BUDGET_OVERRIDE = float(a.split("=", 1)[1])
     info = machine()
     print(f"[placement] {json.dumps(info)}", flush=True)
     done: list = []
