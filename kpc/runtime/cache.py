@@ -4,8 +4,13 @@ An entry is a folder ``<root>/modules/<key[:2]>/<key>/`` holding the generated C
 source, the compiled extension and ``manifest.json``, written last, with the
 extension's SHA-256. The key hashes everything the binary depends on (see
 ``cache_key``). Entries are built in a temporary folder and renamed into place; a
-per-key ``fcntl`` lock makes concurrent builds of one key wait for each other, so
-both processes succeed and only one compiles. An entry whose manifest is missing or
+per-key lock makes concurrent builds of one key wait for each other, so every process
+succeeds and only one compiles. The lock is a POSIX record lock (``fcntl.lockf``), which
+NFS carries between nodes (its lock manager, or NFSv4 itself), where ``flock`` may lock
+only the local node; record locks belong to a process, so a per-key thread lock in front
+of it keeps the threads of one process apart too. A rename that finds its entry already
+there (another node built it while a stale directory listing hid it) keeps that entry
+once it verifies. An entry whose manifest is missing or
 unreadable, or whose extension's size or checksum disagrees with it, is never
 loaded: the next build of that key replaces it.
 
@@ -21,6 +26,7 @@ import fcntl
 import hashlib
 import json
 import os
+import threading
 import time
 from pathlib import Path
 from typing import Callable, Optional
@@ -151,15 +157,16 @@ class BuildCache:
     # ------------------------------------------------------------ writing
     @contextlib.contextmanager
     def locked(self, key: str):
-        """Hold the build lock of ``key`` (blocks while another process builds it)."""
+        """Hold the build lock of ``key`` (blocks while another process, or thread, builds it)."""
         lock = self.lock_path(key)
-        lock.parent.mkdir(parents=True, exist_ok=True)
-        with open(lock, "a+") as handle:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+        with _thread_lock(lock):
+            lock.parent.mkdir(parents=True, exist_ok=True)
+            with open(lock, "a+") as handle:
+                fcntl.lockf(handle.fileno(), fcntl.LOCK_EX)
+                try:
+                    yield
+                finally:
+                    fcntl.lockf(handle.fileno(), fcntl.LOCK_UN)
 
     def get_or_build(self, key: str, source: str, compile_source: Callable, metadata: dict,
                      library_suffix: str = ".so") -> tuple:
@@ -212,7 +219,12 @@ class BuildCache:
             _write_json(staging / MANIFEST, manifest)
             final = self.entry_dir(key)
             final.parent.mkdir(parents=True, exist_ok=True)
-            os.rename(staging, final)
+            try:
+                os.rename(staging, final)
+            except OSError:
+                if self.lookup(key) is None:
+                    raise
+                shutil.rmtree(staging, ignore_errors=True)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
@@ -295,6 +307,16 @@ class BuildCache:
             for folder in ("index", "failed", "tmp", "toolchain/pch", "toolchain/support", "numba"):
                 shutil.rmtree(self.root / folder, ignore_errors=True)
         return removed
+
+
+_thread_locks: dict = {}
+_thread_locks_guard = threading.Lock()
+
+
+def _thread_lock(path: Path) -> threading.Lock:
+    """The one in-process lock of the lock file ``path``."""
+    with _thread_locks_guard:
+        return _thread_locks.setdefault(str(path), threading.Lock())
 
 
 def _write_json(path: Path, data: dict) -> None:

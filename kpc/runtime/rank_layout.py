@@ -104,17 +104,18 @@ def rank_layout(environ=None) -> RankLayout:
 
 
 def dask_worker_threads() -> Optional[int]:
-    """The thread count of the Dask worker running the current task, None outside one (or
-    where ``distributed`` was never imported, which a worker always has)."""
+    """The threads of the Dask workers living in this process (one in a worker process that a
+    nanny started; several, sharing one Kokkos, in a ``LocalCluster(processes=False)``), None
+    where there are none or ``distributed`` was never imported (a worker always has)."""
     distributed = sys.modules.get("distributed")
     if distributed is None:
         return None
     try:
-        worker = distributed.get_worker()
-    except (ValueError, AttributeError):
+        workers = list(distributed.Worker._instances)
+    except (AttributeError, TypeError):
         return None
-    threads = getattr(getattr(worker, "state", worker), "nthreads", None)
-    return threads if isinstance(threads, int) and threads > 0 else None
+    threads = sum(getattr(getattr(worker, "state", worker), "nthreads", 0) or 0 for worker in workers)
+    return threads if threads > 0 else None
 
 
 def _positive(environ, name) -> Optional[int]:
