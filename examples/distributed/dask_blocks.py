@@ -26,15 +26,12 @@ HERE = Path(__file__).resolve().parent
 
 
 def build_kernels(out: Path):
-    import kpc
+    import kernels_build
 
-    kpc.build(HERE / "heat_kernels.py", out=out, write_report=False, signatures=["smooth_energy(float64[:, :])"])
-    sys.path.insert(0, str(out))
+    kernels_build.build("openmp", out)
     # Worker processes start with this environment: the drop-in module must import there too.
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(out), os.environ.get("PYTHONPATH")]))
-    import heat_kernels
-
-    return heat_kernels
+    return kernels_build.load(out)
 
 
 def field(size: int, chunk: int):

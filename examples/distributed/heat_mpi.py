@@ -66,16 +66,12 @@ def communicator():
 
 def build_kernels(comm, space: str, out: Path):
     """Rank 0 builds the kernels (a cache hit after the first run); the others wait, then import."""
+    import kernels_build
+
     if comm.Get_rank() == 0:
-        import kpc
-
-        kpc.build(HERE / "heat_kernels.py", out=out, space=space, write_report=False,
-                  signatures=["heat_step(float64[:, ::1], float64[:, ::1], float64)"])
+        kernels_build.build(space, out)
     comm.Barrier()
-    sys.path.insert(0, str(out))
-    import heat_kernels
-
-    return heat_kernels
+    return kernels_build.load(out)
 
 
 def initial_rows(first: int, last: int, rows: int, cols: int) -> np.ndarray:
