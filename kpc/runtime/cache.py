@@ -8,7 +8,8 @@ per-key lock makes concurrent builds of one key wait for each other, so every pr
 succeeds and only one compiles. The lock is a POSIX record lock (``fcntl.lockf``), which
 NFS carries between nodes (its lock manager, or NFSv4 itself), where ``flock`` may lock
 only the local node; record locks belong to a process, so a per-key thread lock in front
-of it keeps the threads of one process apart too. A rename that finds its entry already
+of it keeps the threads of one process apart too; where the file system has no record locks
+(``ENOLCK``: NFS mounted ``nolock``), an atomically created lock directory takes their place. A rename that finds its entry already
 there (another node built it while a stale directory listing hid it) keeps that entry
 once it verifies. An entry whose manifest is missing or
 unreadable, or whose extension's size or checksum disagrees with it, is never
@@ -22,6 +23,7 @@ loaded: the next build of that key replaces it.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import json
@@ -162,7 +164,14 @@ class BuildCache:
         with _thread_lock(lock):
             lock.parent.mkdir(parents=True, exist_ok=True)
             with open(lock, "a+") as handle:
-                fcntl.lockf(handle.fileno(), fcntl.LOCK_EX)
+                try:
+                    fcntl.lockf(handle.fileno(), fcntl.LOCK_EX)
+                except OSError as error:
+                    if error.errno not in _NO_RECORD_LOCKS:
+                        raise
+                    with _directory_lock(lock.with_suffix(".held")):
+                        yield
+                    return
                 try:
                     yield
                 finally:
@@ -307,6 +316,35 @@ class BuildCache:
             for folder in ("index", "failed", "tmp", "toolchain/pch", "toolchain/support", "numba"):
                 shutil.rmtree(self.root / folder, ignore_errors=True)
         return removed
+
+
+# A file system without record locks (NFS mounted with ``nolock``, no lock manager) says so
+# with one of these; the cache then takes a lock no file system lacks, an atomic mkdir.
+_NO_RECORD_LOCKS = (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS)
+# A held directory lock older than this is taken to be left by a process that died mid-build.
+STALE_LOCK_SECONDS = 1800.0
+
+
+@contextlib.contextmanager
+def _directory_lock(path: Path, poll: float = 0.1):
+    """Hold ``path`` by creating it (``mkdir`` is atomic on every file system, NFS included)."""
+    while True:
+        try:
+            os.mkdir(path)
+            break
+        except FileExistsError:
+            try:
+                if time.time() - path.stat().st_mtime > STALE_LOCK_SECONDS:
+                    os.rmdir(path)
+                    continue
+            except OSError:
+                continue
+            time.sleep(poll)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            os.rmdir(path)
 
 
 _thread_locks: dict = {}

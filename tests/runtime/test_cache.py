@@ -120,6 +120,35 @@ def test_threads_of_one_process_building_the_same_key_compile_once(tmp_path):
     assert len(log.read_text().split()) == 1
 
 
+def _build_without_record_locks(root, log, results):
+    import errno
+    import fcntl
+
+    def no_locks(fd, operation):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    fcntl.lockf = no_locks
+    entry, built = BuildCache(Path(root)).get_or_build("f" * 40, "int m();", fake_compile(0.5, Path(log)), {})
+    results.put(built)
+
+
+def test_without_record_locks_the_cache_locks_with_a_directory(tmp_path):
+    """On NFS mounted without a lock manager lockf fails with ENOLCK: three processes still build once."""
+    context = multiprocessing.get_context("fork")
+    results = context.Queue()
+    log = tmp_path / "compiles.log"
+    children = [context.Process(target=_build_without_record_locks, args=(str(tmp_path), str(log), results))
+                for _ in range(3)]
+    for child in children:
+        child.start()
+    for child in children:
+        child.join(60)
+        assert child.exitcode == 0
+    assert sorted(results.get(timeout=5) for _ in children) == [False, False, True]
+    assert len(log.read_text().split()) == 1
+    assert not list((tmp_path / "locks").glob("*.held"))
+
+
 def test_an_entry_another_node_renamed_into_place_first_is_kept(tmp_path):
     """A node whose stale listing missed the entry builds it again (``_build``, which the lock's
     holder runs when its lookup finds nothing); its rename finds the entry there and keeps it."""
