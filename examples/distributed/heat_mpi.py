@@ -56,10 +56,12 @@ class OneProcess:
         return value
 
 
-def communicator():
+def communicator(use_mpi: bool = True):
+    if not use_mpi:
+        return OneProcess(), None
     try:
         from mpi4py import MPI
-    except ImportError:
+    except (ImportError, RuntimeError, OSError):  # no mpi4py, or mpi4py without an MPI library
         return OneProcess(), None
     return MPI.COMM_WORLD, MPI
 
@@ -150,9 +152,10 @@ def main(argv=None) -> int:
     parser.add_argument("--cuda-aware", action="store_true", help="send ghost rows from device memory")
     parser.add_argument("--check", action="store_true", help="rank 0 recomputes the field in one block")
     parser.add_argument("--no-gather", action="store_true", help="skip gathering the field (timing runs)")
+    parser.add_argument("--no-mpi", action="store_true", help="run as one process even where mpi4py is installed")
     args = parser.parse_args(argv)
 
-    comm, mpi = communicator()
+    comm, mpi = communicator(not args.no_mpi)
     if mpi is not None:
         MPI_PROC_NULL = mpi.PROC_NULL
     rank, size = comm.Get_rank(), comm.Get_size()
@@ -162,6 +165,11 @@ def main(argv=None) -> int:
     xp = np
     if args.space == "cuda":
         import cupy as xp
+
+        from kpc.runtime.rank_layout import device_id
+
+        # The arrays go where this rank's Kokkos runs: kpc's choice, made the same way.
+        xp.cuda.Device(max(device_id(device_count=xp.cuda.runtime.getDeviceCount())[0], 0)).use()
 
     owned, seconds = solve(kernels, comm, rows, args.cols, args.steps, xp, args.cuda_aware)
 
