@@ -66,12 +66,13 @@ def _integer(environ, name) -> Optional[int]:
 
 def slurm_tasks_on_node(environ) -> Optional[int]:
     """Tasks of this step on this node, from ``SLURM_STEP_TASKS_PER_NODE`` (``"4(x2),3"``) and
-    ``SLURM_NODEID``.
+    ``SLURM_NODEID``. Not from ``SLURM_TASKS_PER_NODE``, the allocation's: a batch script's own
+    Python is one process however many tasks the job asked for.
 
     >>> slurm_tasks_on_node({"SLURM_STEP_TASKS_PER_NODE": "4(x2),3", "SLURM_NODEID": "2"})
     3
     """
-    text = environ.get("SLURM_STEP_TASKS_PER_NODE") or environ.get("SLURM_TASKS_PER_NODE")
+    text = environ.get("SLURM_STEP_TASKS_PER_NODE")
     node = _integer(environ, "SLURM_NODEID") or 0
     if not text:
         return None
