@@ -107,7 +107,7 @@ def test_eight_processes_first_call_on_an_empty_cache(tmp_path):
     out, cache, log, gate = tmp_path / "out", tmp_path / "cache", tmp_path / "compiles.log", tmp_path / "go"
     kpc.build(EXAMPLES / "heat_kernels.py", out=out, write_report=False)
     compiler = tmp_path / "c++"
-    compiler.write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec c++ "$@"\n')
+    compiler.write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec {os.environ.get("CXX", "c++")} "$@"\n')
     compiler.chmod(0o755)
     script = textwrap.dedent(f"""
         import os, sys, time, warnings
