@@ -8,12 +8,12 @@ per-key lock makes concurrent builds of one key wait for each other, so every pr
 succeeds and only one compiles. The lock is a POSIX record lock (``fcntl.lockf``), which
 NFS carries between nodes (its lock manager, or NFSv4 itself), where ``flock`` may lock
 only the local node; record locks belong to a process, so a per-key thread lock in front
-of it keeps the threads of one process apart too; where the file system has no record locks
-(``ENOLCK``: NFS mounted ``nolock``), an atomically created lock directory takes their place. A rename that finds its entry already
-there (another node built it while a stale directory listing hid it) keeps that entry
-once it verifies. An entry whose manifest is missing or
-unreadable, or whose extension's size or checksum disagrees with it, is never
-loaded: the next build of that key replaces it.
+of it keeps the threads of one process apart too; where the file system has no record
+locks (``ENOLCK``: NFS mounted ``nolock``), an atomically created lock directory takes
+their place. A rename that finds its entry already there (another node built it while a
+stale directory listing hid it) keeps that entry once it verifies. An entry whose
+manifest is missing or unreadable, or whose extension's size or checksum disagrees with
+it, is never loaded: the next build of that key replaces it.
 
 >>> key = cache_key({"source": "int f();", "space": "openmp"})
 >>> len(key), key == cache_key({"space": "openmp", "source": "int f();"})
