@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up everything kpc needs, in .venv at the repository root:
 #   1. the virtual environment (python3 -m venv), if missing;
-#   2. kpc itself, editable, with the test and bench extras, plus the packages
+#   2. kpc itself, editable, with the test, bench, mpi and dask extras (the suite runs
+#      an mpiexec test and a Dask LocalCluster test), plus the packages
 #      needed to build pykokkos-base; skipped when a stamp says this exact
 #      pyproject.toml (and this script) were already installed;
 #   3. Kokkos: if kpc's discovery finds one (KOKKOS_ROOT, Kokkos_DIR,
@@ -46,8 +47,8 @@ if [ -f "$stamp" ]; then
 else
     say "installing build prerequisites: ${build_prerequisites[*]}"
     "$python" -m pip install --quiet "${build_prerequisites[@]}"
-    say "installing kpc (editable) with extras test, bench"
-    "$python" -m pip install --quiet -e "$repo[test,bench]"
+    say "installing kpc (editable) with extras test, bench, mpi, dask"
+    "$python" -m pip install --quiet -e "$repo[test,bench,mpi,dask]"
     rm -f "$venv"/.kpc-bootstrap-*
     touch "$stamp"
 fi

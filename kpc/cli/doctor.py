@@ -50,7 +50,11 @@ def run_doctor(args: argparse.Namespace) -> int:
         problems.append(str(error))
         return _report(problems)
     print(install.describe())
-    if any(backend in ("Cuda", "HIP", "SYCL") for backend in install.backends):
+    from kpc.runtime.rank_layout import describe
+
+    gpu_build = any(backend in ("Cuda", "HIP", "SYCL") for backend in install.backends)
+    print("\n".join(describe(gpu_build=gpu_build)))
+    if gpu_build:
         from kpc.runtime.kokkos import core_library_name, find_host_kokkos
 
         host = find_host_kokkos(install)

@@ -4,10 +4,16 @@ An entry is a folder ``<root>/modules/<key[:2]>/<key>/`` holding the generated C
 source, the compiled extension and ``manifest.json``, written last, with the
 extension's SHA-256. The key hashes everything the binary depends on (see
 ``cache_key``). Entries are built in a temporary folder and renamed into place; a
-per-key ``fcntl`` lock makes concurrent builds of one key wait for each other, so
-both processes succeed and only one compiles. An entry whose manifest is missing or
-unreadable, or whose extension's size or checksum disagrees with it, is never
-loaded: the next build of that key replaces it.
+per-key lock makes concurrent builds of one key wait for each other, so every process
+succeeds and only one compiles. The lock is a POSIX record lock (``fcntl.lockf``), which
+NFS carries between nodes (its lock manager, or NFSv4 itself), where ``flock`` may lock
+only the local node; record locks belong to a process, so a per-key thread lock in front
+of it keeps the threads of one process apart too; where the file system has no record
+locks (``ENOLCK``: NFS mounted ``nolock``), an atomically created lock directory takes
+their place. A rename that finds its entry already there (another node built it while a
+stale directory listing hid it) keeps that entry once it verifies. An entry whose
+manifest is missing or unreadable, or whose extension's size or checksum disagrees with
+it, is never loaded: the next build of that key replaces it.
 
 >>> key = cache_key({"source": "int f();", "space": "openmp"})
 >>> len(key), key == cache_key({"space": "openmp", "source": "int f();"})
@@ -17,10 +23,12 @@ loaded: the next build of that key replaces it.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import json
 import os
+import threading
 import time
 from pathlib import Path
 from typing import Callable, Optional
@@ -151,15 +159,23 @@ class BuildCache:
     # ------------------------------------------------------------ writing
     @contextlib.contextmanager
     def locked(self, key: str):
-        """Hold the build lock of ``key`` (blocks while another process builds it)."""
+        """Hold the build lock of ``key`` (blocks while another process, or thread, builds it)."""
         lock = self.lock_path(key)
-        lock.parent.mkdir(parents=True, exist_ok=True)
-        with open(lock, "a+") as handle:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+        with _thread_lock(lock):
+            lock.parent.mkdir(parents=True, exist_ok=True)
+            with open(lock, "a+") as handle:
+                try:
+                    fcntl.lockf(handle.fileno(), fcntl.LOCK_EX)
+                except OSError as error:
+                    if error.errno not in _NO_RECORD_LOCKS:
+                        raise
+                    with _directory_lock(lock.with_suffix(".held")):
+                        yield
+                    return
+                try:
+                    yield
+                finally:
+                    fcntl.lockf(handle.fileno(), fcntl.LOCK_UN)
 
     def get_or_build(self, key: str, source: str, compile_source: Callable, metadata: dict,
                      library_suffix: str = ".so") -> tuple:
@@ -212,7 +228,12 @@ class BuildCache:
             _write_json(staging / MANIFEST, manifest)
             final = self.entry_dir(key)
             final.parent.mkdir(parents=True, exist_ok=True)
-            os.rename(staging, final)
+            try:
+                os.rename(staging, final)
+            except OSError:
+                if self.lookup(key) is None:
+                    raise
+                shutil.rmtree(staging, ignore_errors=True)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
@@ -295,6 +316,45 @@ class BuildCache:
             for folder in ("index", "failed", "tmp", "toolchain/pch", "toolchain/support", "numba"):
                 shutil.rmtree(self.root / folder, ignore_errors=True)
         return removed
+
+
+# A file system without record locks (NFS mounted with ``nolock``, no lock manager) says so
+# with one of these; the cache then takes a lock no file system lacks, an atomic mkdir.
+_NO_RECORD_LOCKS = (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS)
+# A held directory lock older than this is taken to be left by a process that died mid-build.
+STALE_LOCK_SECONDS = 1800.0
+
+
+@contextlib.contextmanager
+def _directory_lock(path: Path, poll: float = 0.1):
+    """Hold ``path`` by creating it (``mkdir`` is atomic on every file system, NFS included)."""
+    while True:
+        try:
+            os.mkdir(path)
+            break
+        except FileExistsError:
+            try:
+                if time.time() - path.stat().st_mtime > STALE_LOCK_SECONDS:
+                    os.rmdir(path)
+                    continue
+            except OSError:
+                continue
+            time.sleep(poll)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            os.rmdir(path)
+
+
+_thread_locks: dict = {}
+_thread_locks_guard = threading.Lock()
+
+
+def _thread_lock(path: Path) -> threading.Lock:
+    """The one in-process lock of the lock file ``path``."""
+    with _thread_locks_guard:
+        return _thread_locks.setdefault(str(path), threading.Lock())
 
 
 def _write_json(path: Path, data: dict) -> None:

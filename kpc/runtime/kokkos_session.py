@@ -6,10 +6,12 @@ Kokkos through its ``_kpc_initialize`` export, later ones find it initialized, a
 one ``atexit`` handler finalizes it when the interpreter exits. When something else
 (PyKokkos, another library) initialized Kokkos first, kpc leaves finalization to it.
 
-The thread count of the OpenMP execution space is ``OMP_NUM_THREADS``, else
-``NUMBA_NUM_THREADS`` (so a script tuned for Numba keeps its setting), else
-Kokkos' default (every core). Kokkos' warning about an unset ``OMP_PROC_BIND`` is
-turned off: kpc initializes with warnings disabled.
+The thread count of the OpenMP execution space is ``KPC_NUM_THREADS``, else a Dask
+worker's thread count, else ``OMP_NUM_THREADS``, else ``NUMBA_NUM_THREADS`` (so a script
+tuned for Numba keeps its setting), else, with several MPI ranks on the node, the node's
+cores divided among them, else Kokkos' default (every core); on a GPU build the device is
+chosen by the node-local MPI rank (``kpc.runtime.rank_layout``). Kokkos' warning about an
+unset ``OMP_PROC_BIND`` is turned off: kpc initializes with warnings disabled.
 
 **Threads.** kpc functions may be called from any Python thread, concurrently; the
 calls run one at a time. Kokkos 3.x's OpenMP space dispatches parallel regions only
@@ -60,6 +62,8 @@ def _new_state() -> dict:
 _sessions: dict = {}
 _state = _new_state()
 _lock = threading.Lock()
+# Why Kokkos got its threads and device (``layout()``), filled when kpc initializes it.
+_layout: dict = {}
 
 FORKED_CHILD_MESSAGE = (
     "kpc: this process was forked from one that had already run kpc kernels, and Kokkos (its OpenMP "
@@ -78,19 +82,59 @@ class ForkedChild(RuntimeError):
 
 
 def thread_count(environ=None) -> int:
-    """Threads for Kokkos' host execution space, -1 for Kokkos' default.
+    """Threads for Kokkos' host execution space, -1 for Kokkos' default (``rank_layout.host_threads``;
+    a Dask worker's threads count only for ``os.environ``).
 
     >>> thread_count({"OMP_NUM_THREADS": "3", "NUMBA_NUM_THREADS": "8"}), thread_count({"NUMBA_NUM_THREADS": "2"})
     (3, 2)
     >>> thread_count({})
     -1
     """
-    environ = os.environ if environ is None else environ
-    for name in ("OMP_NUM_THREADS", "NUMBA_NUM_THREADS"):
-        text = environ.get(name, "").split(",")[0].strip()
-        if text.isdigit() and int(text) > 0:
-            return int(text)
-    return -1
+    return _host_threads(environ)[0]
+
+
+def _host_threads(environ=None) -> tuple:
+    from .rank_layout import bound_core_count, dask_worker_threads, host_threads
+
+    worker_threads = dask_worker_threads() if environ is None else None
+    bound = bound_core_count() if environ is None else None
+    return host_threads(environ, bound_cores=bound, worker_threads=worker_threads)
+
+
+def _initialize(module) -> None:
+    """Initialize Kokkos through ``module`` with this process's threads and, on a GPU build, device."""
+    from .rank_layout import device_id
+
+    threads, _layout["threads_reason"] = _host_threads()
+    initialize_on = getattr(module, "_kpc_initialize_on", None)
+    if initialize_on is None:  # a module of an older kpc
+        module._kpc_initialize(threads)
+        return
+    count = module._kpc_device_count()
+    device, reason = device_id(device_count=count)
+    if count > 0 or "device_reason" not in _layout:  # the host build of a GPU module sees no GPU
+        _layout["device_reason"] = reason
+    initialize_on(threads, device)
+
+
+def layout() -> dict:
+    """What this process's Kokkos was given and why, once a kpc module initialized it: ``threads``
+    (of the host space), ``threads_reason``, ``device`` (-1: none) and ``device_reason``; also the
+    MPI ``rank``, ``size``, ``local_rank``, ``local_size`` and ``launcher`` (``kpc doctor``)."""
+    from .rank_layout import rank_layout
+
+    found = dict(rank_layout()._asdict())
+    found.update(_layout)
+    for state in [_state] + [state for state in _sessions.values() if state is not _state]:
+        module = state["module"]
+        if module is None:
+            continue
+        found.setdefault("threads", module._kpc_concurrency())
+        device = getattr(module, "_kpc_device_id", lambda: -1)()
+        if device >= 0:
+            found["device"] = device
+    found.setdefault("device", -1)
+    return found
 
 
 def check_process() -> None:
@@ -128,7 +172,7 @@ def ensure_initialized(module) -> None:
             if state["finalized"]:
                 raise KokkosFinalized("Kokkos was finalized in this process; kpc modules cannot run after that")
             if not module._kpc_is_initialized():
-                module._kpc_initialize(thread_count())
+                _initialize(module)
                 if not any(other["owned"] for other in [_state, *_sessions.values()]):
                     atexit.register(finalize)
                 state["owned"] = True

@@ -198,14 +198,21 @@ def toolchain_for(
     cache_dir: Optional[Path] = None,
     environ: Optional[Mapping[str, str]] = None,
 ) -> Toolchain:
-    """The toolchain for ``install``: from the cache, or probed with CMake and cached."""
+    """The toolchain for ``install``: from the cache, or probed with CMake and cached (under the
+    cache's lock, so processes sharing a cache probe once)."""
+    from .cache import BuildCache
+
     environ = os.environ if environ is None else environ
     cache_file = toolchain_cache_file(install, cache_dir, environ)
     cached = _load_cached(cache_file)
     if cached is not None:
         return cached
-    toolchain = probe_toolchain(install, environ)
-    write_atomically(cache_file, json.dumps(toolchain.to_json(), indent=2) + "\n")
+    with BuildCache(cache_file.parent.parent).locked(f"toolchain-{cache_file.stem}"):
+        cached = _load_cached(cache_file)
+        if cached is not None:
+            return cached
+        toolchain = probe_toolchain(install, environ)
+        write_atomically(cache_file, json.dumps(toolchain.to_json(), indent=2) + "\n")
     return toolchain
 
 

@@ -11,7 +11,8 @@ import pytest
 
 @pytest.mark.parametrize("name", ["kpc.report", "kpc.build_file", "kpc.pipeline", "kpc.compile_setup", "kpc.cli.bench",
                                   "kpc.runtime.dispatch", "kpc.runtime.fallback", "kpc.backend.kokkos.dropin",
-                                  "kpc.runtime.placement", "kpc.ir.python_source", "kpc.runtime.kokkos"])
+                                  "kpc.runtime.placement", "kpc.ir.python_source", "kpc.runtime.kokkos",
+                                  "kpc.runtime.rank_layout", "kpc.runtime.kokkos_session"])
 def test_docstring_examples(name):
     result = doctest.testmod(importlib.import_module(name), optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.failed == 0 and result.attempted > 0

@@ -100,6 +100,65 @@ def test_two_processes_building_the_same_key_both_succeed_and_compile_once(tmp_p
     assert len(log.read_text().split()) == 1
 
 
+def test_threads_of_one_process_building_the_same_key_compile_once(tmp_path):
+    """The file lock is a POSIX record lock, which a process holds for all its threads: the
+    cache's per-key thread lock keeps them apart."""
+    import threading
+
+    log = tmp_path / "compiles.log"
+    outcomes = []
+
+    def build():
+        outcomes.append(BuildCache(tmp_path).get_or_build("d" * 40, "int h();", fake_compile(0.5, log), {})[1])
+
+    threads = [threading.Thread(target=build) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert sorted(outcomes) == [False, False, False, True]
+    assert len(log.read_text().split()) == 1
+
+
+def _build_without_record_locks(root, log, results):
+    import errno
+    import fcntl
+
+    def no_locks(fd, operation):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    fcntl.lockf = no_locks
+    entry, built = BuildCache(Path(root)).get_or_build("f" * 40, "int m();", fake_compile(0.5, Path(log)), {})
+    results.put(built)
+
+
+def test_without_record_locks_the_cache_locks_with_a_directory(tmp_path):
+    """On NFS mounted without a lock manager lockf fails with ENOLCK: three processes still build once."""
+    context = multiprocessing.get_context("fork")
+    results = context.Queue()
+    log = tmp_path / "compiles.log"
+    children = [context.Process(target=_build_without_record_locks, args=(str(tmp_path), str(log), results))
+                for _ in range(3)]
+    for child in children:
+        child.start()
+    for child in children:
+        child.join(60)
+        assert child.exitcode == 0
+    assert sorted(results.get(timeout=5) for _ in children) == [False, False, True]
+    assert len(log.read_text().split()) == 1
+    assert not list((tmp_path / "locks").glob("*.held"))
+
+
+def test_an_entry_another_node_renamed_into_place_first_is_kept(tmp_path):
+    """A node whose stale listing missed the entry builds it again (``_build``, which the lock's
+    holder runs when its lookup finds nothing); its rename finds the entry there and keeps it."""
+    cache = BuildCache(tmp_path)
+    first, _ = cache.get_or_build("e" * 40, "int k();", fake_compile(), {})
+    entry = BuildCache(tmp_path)._build("e" * 40, "int k();", fake_compile(), {}, ".so")
+    assert entry.manifest["sha256"] == first.manifest["sha256"]
+    assert not any((tmp_path / "tmp").iterdir())
+
+
 @pytest.mark.parametrize("damage", ["truncate", "delete manifest", "garble manifest", "flip a byte"])
 def test_damaged_entry_is_never_loaded_and_is_rebuilt(tmp_path, damage):
     cache = BuildCache(tmp_path)

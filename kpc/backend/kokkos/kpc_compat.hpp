@@ -8,6 +8,9 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#if defined(KOKKOS_ENABLE_CUDA)
+#include <cuda_runtime_api.h>
+#endif
 
 #if KOKKOS_VERSION >= 40000
 #define KPC_KOKKOS_4 1
@@ -47,18 +50,40 @@ KOKKOS_INLINE_FUNCTION void atomic_store(T* dest, T value) {
 #endif
 }
 
-// Initialization: InitArguments in 3.x, InitializationSettings in 4.x.
-inline void initialize(int num_threads) {
+// Initialization: InitArguments in 3.x, InitializationSettings in 4.x. A device_id below 0
+// leaves the device to Kokkos (kpc.runtime.rank_layout chooses one per node-local MPI rank).
+inline void initialize(int num_threads, int device_id = -1) {
 #if KPC_KOKKOS_4
   Kokkos::InitializationSettings settings;
   settings.set_disable_warnings(true);
   if (num_threads > 0) settings.set_num_threads(num_threads);
+  if (device_id >= 0) settings.set_device_id(device_id);
   Kokkos::initialize(settings);
 #else
   Kokkos::InitArguments arguments;
   arguments.disable_warnings = true;
   if (num_threads > 0) arguments.num_threads = num_threads;
+  if (device_id >= 0) arguments.device_id = device_id;
   Kokkos::initialize(arguments);
+#endif
+}
+
+// The GPUs this process sees (CUDA_VISIBLE_DEVICES applies), and the one Kokkos runs on: -1
+// and 0 without a device execution space.
+inline int device_count() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+#else
+  return 0;
+#endif
+}
+
+inline int device_in_use() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  return Kokkos::is_initialized() ? Kokkos::Cuda().cuda_device() : -1;
+#else
+  return -1;
 #endif
 }
 

@@ -410,6 +410,12 @@ inline void define_session_functions(py::module_& m) {
   m.def("_kpc_initialize", [](int num_threads) {
     if (!Kokkos::is_initialized()) kpc::initialize(num_threads);
   });
+  // With the device of this rank (kpc.runtime.rank_layout); modules that lack it take Kokkos' choice.
+  m.def("_kpc_initialize_on", [](int num_threads, int device_id) {
+    if (!Kokkos::is_initialized()) kpc::initialize(num_threads, device_id);
+  });
+  m.def("_kpc_device_count", []() { return kpc::device_count(); });
+  m.def("_kpc_device_id", []() { return kpc::device_in_use(); });
   // Called on the thread that initialized Kokkos, right after: that thread is the master.
   m.def("_kpc_start_session", []() {
     attached_session() = started_session();
