@@ -4,14 +4,12 @@ what the report says when a candidate keeps the plain launch."""
 import doctest
 
 import pytest
-from source_ir import load, run
-from test_pass_examples import docstring_blocks, printed
+from source_ir import run
 
 from kpc.ir import nodes as n
 from kpc.ir.printer import format_function
 from kpc.passes import choose_host_forms
-from kpc.passes.explain import explain
-from kpc.passes.manager import PASSES, PassContext, pipeline, run_pipeline
+from kpc.passes.manager import run_pipeline
 
 COPY_SUM = """
 @njit(parallel=True)
@@ -25,21 +23,9 @@ def copy_sum(a, c):
 """
 
 
-def test_docstring_example():
-    module = load(COPY_SUM, {"copy_sum": "(f8[::1], f8[::1])"})
-    names = pipeline("kokkos")
-    ctx = PassContext()
-    run_pipeline(module, ctx, names[names.index("infer-view-dims") + 1:names.index("choose-host-forms")])
-    blocks = docstring_blocks(PASSES["choose-host-forms"].__doc__)
-    assert [header for header, _ in blocks] == ["Before", "After", "After (report)"]
-    assert printed(module, blocks[0][1]) == blocks[0][1]
-    run_pipeline(module, ctx, ["choose-host-forms"])
-    assert printed(module, blocks[1][1]) == blocks[1][1]
-    assert explain(module) == blocks[2][1]
-
-
 def test_module_doctests():
-    assert doctest.testmod(choose_host_forms).failed == 0
+    result = doctest.testmod(choose_host_forms)
+    assert result.failed == 0 and result.attempted > 0
 
 
 def regions(source: str, signature: str):
