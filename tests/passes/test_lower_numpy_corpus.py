@@ -3,9 +3,9 @@ left, and the lowered IR computes what NumPy computes on the cases each file dec
 ``KPC_CASES``; a kernel without array expressions comes out of lower-numpy unchanged.
 
 Each file is typed by the real frontend with the argument types of its ``KPC_CASES`` (first
-dtype, middle size); the kokkos pipeline runs up to lower-numpy with the IR verifier after each
-pass. A kernel kpc rejects or fails on is a failure; one that Numba itself rejects with those
-arguments is a skip that says so.
+dtype, third size or the last); the kokkos pipeline runs up to lower-numpy with the IR
+verifier after each pass. A kernel kpc rejects or fails on is a failure; one that Numba itself
+rejects with those arguments is a skip that says so.
 """
 
 from __future__ import annotations
