@@ -5,6 +5,8 @@
 # And, once upstream PyKokkos is built (scripts/pykokkos/build_upstream.sh, see README.md):
 #   make test-pykokkos   the tests that run kpc's PyKokkos output on upstream PyKokkos, in
 #                        that environment; a skip there is a failure
+#   make test-pykokkos-quick   the same on the seed kernels (float64), per-call types and a forked
+#                        child: run it before every change to the PyKokkos target
 # Both start with scripts/bootstrap.sh, which is quick when nothing changed.
 
 KPC_VENV ?= .venv
@@ -13,7 +15,12 @@ VENV_PYTHON := $(KPC_VENV)/bin/python
 # .ci/run passes a file here to learn pytest's own exit status (make only reports 2).
 PYTEST_STATUS_FILE ?= /dev/null
 
-.PHONY: bootstrap doctor example test test-pykokkos
+# What make test-pykokkos runs (pytest -k), and the quick subset: the goldens' seed kernels.
+PYKOKKOS_SELECT ?= upstream
+PYKOKKOS_QUICK_SELECT := upstream and (sum2d-float64 or sum3d-float64 or lennard_jones-float64 or star-float64 \
+	or star2-float64 or np_logreg-float64 or takes_other_types or forked_child)
+
+.PHONY: bootstrap doctor example test test-pykokkos test-pykokkos-quick
 
 bootstrap:
 	KPC_VENV=$(abspath $(KPC_VENV)) scripts/bootstrap.sh
@@ -45,4 +52,7 @@ test-pykokkos:
 		python -m pytest -q -n $${JOBS:-2} --dist loadgroup -p no:cacheprovider --rootdir $(CURDIR) -c $(CURDIR)/pyproject.toml \
 		$(CURDIR)/tests/corpus/test_corpus_pykokkos.py $(CURDIR)/tests/backend/pykokkos/test_per_call_types.py \
 		$(CURDIR)/tests/backend/pykokkos/test_pykokkos_fork.py \
-		-k "upstream" $(PYTEST_ARGS)
+		-k "$(PYKOKKOS_SELECT)" $(PYTEST_ARGS)
+
+test-pykokkos-quick:
+	$(MAKE) test-pykokkos PYKOKKOS_SELECT='$(PYKOKKOS_QUICK_SELECT)'

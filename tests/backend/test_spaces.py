@@ -15,9 +15,10 @@ SUM2D = Path(__file__).resolve().parent.parent / "corpus" / "sum2d.py"
 
 def test_host_spaces_of_the_install_are_accepted():
     backends = find_kokkos().backends
-    for space, backend in (("openmp", "OpenMP"), ("serial", "Serial")):
-        if backend in backends:
-            assert check_space(space).backends == backends
+    hosts = [space for space, backend in (("openmp", "OpenMP"), ("serial", "Serial")) if backend in backends]
+    assert hosts, f"this Kokkos has neither OpenMP nor Serial: {backends}"
+    for space in hosts:
+        assert check_space(space).backends == backends
 
 
 def test_space_missing_from_the_install_is_refused_with_the_reason(tmp_path):

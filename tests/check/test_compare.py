@@ -121,8 +121,8 @@ def test_docstring_examples():
     import kpc.check.inputs as inputs_module
 
     for module in (compare_module, inputs_module):
-        failed, _ = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
-        assert failed == 0, module.__name__
+        failed, attempted = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        assert failed == 0 and attempted > 0, module.__name__
 
 
 def test_exceptions_match_by_type_and_raising_against_returning_is_a_mismatch():

@@ -2,8 +2,9 @@
 
 It runs exactly the form lower-numpy produces: scalar statements and loops,
 element indexing, ``x.shape[k]``, math/builtin calls, casts and the one
-allocation form ``np.empty((e0, ...), dtype=...)``. Any array-level node left
-raises, so a test that evaluates a lowered function also checks nothing was missed.
+allocation form ``np.empty((e0, ...), dtype=...)``, and calls of the other kernels in
+``functions``. Any array-level node left raises, so a test that evaluates a lowered
+function also checks nothing was missed.
 """
 
 from __future__ import annotations
@@ -37,8 +38,13 @@ class _Break(Exception):
     pass
 
 
-def run(function: n.Function, *args):
+_FUNCTIONS = "@functions"  # the env entry that holds the callable kernels (no IR name starts with @)
+
+
+def run(function: n.Function, *args, functions=None):
+    """``function`` called with ``args``; a call of another kernel runs that kernel of ``functions``."""
     env = {p.name: a for p, a in zip(function.params, args)}
+    env[_FUNCTIONS] = functions or {}
     try:
         _block(function.body, env)
     except _Return as r:
@@ -198,6 +204,8 @@ def _expr(e, env):
                 raise TypeError(f"NumPy call left: {e}")
             return np.full(_expr(e.args[0], env), 7777, dtype=e.type.dtype.numpy_name)
         args = [_expr(a, env) for a in e.args]
+        if e.kind == "kernel":
+            return run(env[_FUNCTIONS][e.func], *args, functions=env[_FUNCTIONS])
         if e.kind == "math":
             return _MATH[e.func.split(".")[-1]](*args)
         if e.kind == "builtin":

@@ -4,42 +4,21 @@ what the report says when a candidate keeps the plain launch."""
 import doctest
 
 import pytest
-from source_ir import load, run
-from test_pass_examples import docstring_blocks, printed
+from source_ir import run
+from test_pass_examples import EXAMPLES
 
 from kpc.ir import nodes as n
 from kpc.ir.printer import format_function
 from kpc.passes import choose_host_forms
-from kpc.passes.explain import explain
-from kpc.passes.manager import PASSES, PassContext, pipeline, run_pipeline
+from kpc.passes.manager import run_pipeline
 
-COPY_SUM = """
-@njit(parallel=True)
-def copy_sum(a, c):
-    for i in prange(len(a)):
-        c[i] = a[i]
-    s = 0.0
-    for i in prange(len(a)):
-        s += a[i]
-    return s
-"""
-
-
-def test_docstring_example():
-    module = load(COPY_SUM, {"copy_sum": "(f8[::1], f8[::1])"})
-    names = pipeline("kokkos")
-    ctx = PassContext()
-    run_pipeline(module, ctx, names[names.index("infer-view-dims") + 1:names.index("choose-host-forms")])
-    blocks = docstring_blocks(PASSES["choose-host-forms"].__doc__)
-    assert [header for header, _ in blocks] == ["Before", "After", "After (report)"]
-    assert printed(module, blocks[0][1]) == blocks[0][1]
-    run_pipeline(module, ctx, ["choose-host-forms"])
-    assert printed(module, blocks[1][1]) == blocks[1][1]
-    assert explain(module) == blocks[2][1]
+# the pass docstring's example (run by test_pass_examples.py)
+_, COPY_SUM_TYPES, COPY_SUM = EXAMPLES["choose-host-forms"]
 
 
 def test_module_doctests():
-    assert doctest.testmod(choose_host_forms).failed == 0
+    result = doctest.testmod(choose_host_forms)
+    assert result.failed == 0 and result.attempted > 0
 
 
 def regions(source: str, signature: str):
@@ -99,7 +78,7 @@ def test_reductions_with_unequal_or_collapsed_iterations_are_not_chunked():
 
 
 def test_the_decision_is_printed_and_taken_again_without_repeating_the_reason():
-    module, ctx = run(COPY_SUM, {"copy_sum": "(f8[::1], f8[::1])"})
+    module, ctx = run(COPY_SUM, COPY_SUM_TYPES)
     once = format_function(module.functions["copy_sum"], show_decisions=True)
     assert "parallel_for Range host=element-copy i" in once
     assert "parallel_reduce(sum:s) Range host=chunked-reduce i" in once

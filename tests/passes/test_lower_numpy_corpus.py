@@ -1,34 +1,48 @@
-"""The corpus kernels (tests/corpus) through lower-numpy: no array-level node left, and the
-lowered IR computes what NumPy computes on the cases each file declares in ``KPC_CASES``.
+"""The corpus kernels (tests/corpus) through the frontend and lower-numpy: no array-level node
+left, and the lowered IR computes what NumPy computes on the cases each file declares in
+``KPC_CASES``; a kernel without array expressions comes out of lower-numpy unchanged.
 
-Kernels are typed by the test builder (``lower_numpy_source``) from their ``KPC_CASES``
-argument ranks and first dtype; kernels that call other kernels, or use syntax the
-builder does not know, are left to the frontend-based tests.
+Each file is typed by the real frontend with the argument types of its ``KPC_CASES`` (first
+dtype, third size or the last); the kokkos pipeline runs up to lower-numpy with the IR
+verifier after each pass. A kernel kpc rejects or fails on is a failure; one that Numba itself
+rejects with those arguments is a skip that says so.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
+import importlib.util
 import math
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from kpc.api import load_module
+from kpc.ir import nodes as n
 from kpc.ir.printer import format_function
-from kpc.passes.lower_numpy import array_level_nodes, lower_function
+from kpc.ir.verifier import verify
+from kpc.passes.lower_numpy import array_level_nodes
+from kpc.passes.manager import PassContext, run_pipeline
 from lower_numpy_eval import run
-from lower_numpy_source import typed_function
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"
+
+# Kernels kpc keeps as Numba, and the construct its diagnostic names (as EXPECTED_FALLBACKS in
+# tests/corpus/test_corpus_kokkos.py): any other rejection is a failure.
+KEPT_AS_NUMBA = {("early_exit", "is_sorted"): "for-else"}
+
+
+def _cases(path: Path) -> dict:
+    tree = ast.parse(path.read_text())
+    return next((ast.literal_eval(s.value) for s in tree.body if isinstance(s, ast.Assign)
+                 and getattr(s.targets[0], "id", "") == "KPC_CASES"), {})
 
 
 def corpus_cases():
     for path in sorted(CORPUS.glob("*.py")):
-        tree = ast.parse(path.read_text())
-        cases = next((ast.literal_eval(s.value) for s in tree.body if isinstance(s, ast.Assign)
-                      and getattr(s.targets[0], "id", "") == "KPC_CASES"), {})
-        for name, case in cases.items():
+        for name, case in _cases(path).items():
             yield pytest.param(path, name, case, id=f"{path.stem}:{name}")
 
 
@@ -70,52 +84,80 @@ def _types_and_args(case, rng):
     return types, args
 
 
-def _function_source(path: Path, name: str) -> str:
+@functools.lru_cache(maxsize=None)
+def lowered_file(path: Path):
+    """The file's module lowered through lower-numpy, each kernel's arguments, and the printed
+    IR and NumPy use of each function before lower-numpy."""
+    rng = np.random.default_rng(11)
+    typed = {name: _types_and_args(case, rng) for name, case in _cases(path).items()}
+    signatures = [f"{name}({', '.join(types.values())})" for name, (types, _) in typed.items()]
+    module = load_module(path, signatures=signatures)
+    ctx = PassContext(target="kokkos", verify=True)
+    run_pipeline(module, ctx, after="infer-view-dims", verifier=verify)
+    run_pipeline(module, ctx, names=["inline-array-calls"], verifier=verify)  # kernels returning arrays
+    before = {name: (format_function(f), _uses_numpy(f)) for name, f in module.functions.items()}
+    run_pipeline(module, ctx, names=["lower-numpy"], verifier=verify)
+    return module, typed, before
+
+
+def _uses_numpy(function) -> bool:
+    return bool(array_level_nodes(function)) or any(
+        isinstance(x, n.Call) and x.kind == "numpy" for x in n.walk(function))
+
+
+def _python_kernels(path: Path) -> dict:
+    """The file's functions as plain Python (decorators dropped): what NumPy computes."""
     tree = ast.parse(path.read_text())
-    fdef = next(s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name == name)
-    fdef.decorator_list = []
-    return ast.unparse(fdef)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef):
+            node.decorator_list = []
+    namespace = {"np": np, "math": math, "prange": range}
+    exec(compile(ast.unparse(tree), str(path), "exec"), namespace)
+    return namespace
+
+
+def numba_rejection(path: Path, name: str, args) -> str | None:
+    """Numba's error when it cannot compile ``name`` for ``args``, else None."""
+    from numba.core.errors import NumbaError
+
+    spec = importlib.util.spec_from_file_location(f"numba_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    try:
+        getattr(module, name)(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+    except NumbaError as error:
+        return str(error).splitlines()[0]
+    return None
 
 
 @pytest.mark.parametrize("path, name, case", list(corpus_cases()))
 def test_corpus_kernel_lowers_and_matches_numpy(path, name, case):
-    rng = np.random.default_rng(11)
-    types, args = _types_and_args(case, rng)
-    source = _function_source(path, name)
-    try:
-        function = typed_function(source, **types)
-    except (NotImplementedError, KeyError, AttributeError, StopIteration, TypeError, IndexError) as error:
-        pytest.skip(f"the test builder does not type this kernel ({type(error).__name__}: {error})")
-    kernels = {s.name for s in ast.parse(path.read_text()).body if isinstance(s, ast.FunctionDef)}
-    if any(getattr(node, "kind", "") == "kernel" or getattr(node, "func", None) in kernels
-           for node in _walk(function)):
-        pytest.skip("calls another kernel")
-    if not array_level_nodes(function) and not any(
-            getattr(node, "kind", "") == "numpy" for node in _walk(function)):
-        before = format_function(function)
-        lower_function(function)
-        assert format_function(function) == before, "a kernel without array expressions is unchanged"
+    module, typed, before = lowered_file(path)
+    types, args = typed[name]
+    if (path.stem, name) in KEPT_AS_NUMBA:
+        assert f"'{KEPT_AS_NUMBA[path.stem, name]}'" in module.rejected[name].diagnostic.message
         return
-    lower_function(function)
+    if name in module.rejected:
+        reason = numba_rejection(path, name, args)
+        if reason is not None:
+            pytest.skip(f"Numba rejects {name}({', '.join(types.values())}): {reason}")
+        pytest.fail(f"kpc rejected {name}, which Numba compiles: {module.rejected[name].diagnostic.message}")
+    function = module.functions[name]
     assert array_level_nodes(function) == []
-    namespace = {"np": np, "math": math, "prange": range}
-    exec(source, namespace)
+    text, uses_numpy = before[name]
+    if not uses_numpy:
+        assert format_function(function) == text, "a kernel without array expressions is unchanged"
+        return
     theirs = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
     mine = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-    expected = namespace[name](*theirs)
-    got = run(function, *mine)
+    expected = _python_kernels(path)[name](*theirs)
+    got = run(function, *mine, functions=module.functions)
     # the reference interpreter computes in Python floats (double precision)
-    rtol = 1e-5 if "float32" in case.get("dtypes", []) or "float32" in str(case["args"]) else 1e-9
+    rtol = 1e-5 if "float32" in str(types) else 1e-9
     _close(got, expected, rtol)
     for a, b in zip(mine, theirs):
         if isinstance(a, np.ndarray):
             np.testing.assert_allclose(a, b, rtol=rtol, atol=1e-12)
-
-
-def _walk(function):
-    from kpc.ir.nodes import walk
-
-    return walk(function)
 
 
 def _close(got, expected, rtol):

@@ -1,51 +1,24 @@
-"""Golden PyKokkos modules for the seed kernels, built through the real pipeline with the
-float64 signatures of their ``KPC_CASES``: ``<stem>.py`` in PyKokkos's default space,
-``<stem>.cuda.py`` in the Cuda space (CuPy arrays; checked statically only: no GPU here).
+"""Golden PyKokkos modules for the seed kernels (``pykokkos_goldens``): ``<stem>.py`` in PyKokkos's
+default space, ``<stem>.cuda.py`` in the Cuda space (CuPy arrays; compared and checked statically
+only: no GPU here).
 
-Regenerate after an intended change with ``KPC_REGEN_GOLDEN=1 pytest tests/backend/pykokkos/test_pykokkos_golden.py``
-and review the diff by eye: the goldens are what a PyKokkos user reads.
+The tests only compare: regenerate after an intended change with ``python scripts/regen_goldens.py
+pykokkos`` and review the diff by eye: the goldens are what a PyKokkos user reads.
 """
-
-import os
-import shutil
 
 import pytest
 
-from pykokkos_corpus_builds import signatures_for
-from kpc.api import build_pykokkos
 from kpc.backend.pykokkos import check
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-GOLDEN = os.path.join(HERE, "golden")
-CORPUS = os.path.normpath(os.path.join(HERE, "..", "..", "corpus"))
-KERNELS = ["sum2d", "sum3d", "lennard_jones", "star", "star2", "np_logreg"]
-CUDA_KERNELS = ["sum2d", "lennard_jones", "star", "np_logreg"]
-CASES = [(stem, None) for stem in KERNELS] + [(stem, "Cuda") for stem in CUDA_KERNELS]
-
-
-def golden_path(stem: str, space: str | None) -> str:
-    return os.path.join(GOLDEN, f"{stem}.{space.lower()}.py" if space else f"{stem}.py")
+from pykokkos_goldens import CASES, golden_path, render_golden
 
 
 @pytest.mark.parametrize("stem, space", CASES, ids=[f"{stem}-{space or 'default'}" for stem, space in CASES])
-def test_golden(stem, space, tmp_path):
-    # Build into a scratch folder next to the golden one, so that relative paths in the text match.
-    scratch = os.path.join(GOLDEN, f".build-{os.getpid()}-{stem}-{space}")
-    try:
-        source = os.path.join(CORPUS, f"{stem}.py")
-        build = build_pykokkos(source, scratch, signatures=signatures_for(source, "float64"), space=space)
-        text = build.source
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+def test_golden(stem, space):
+    text = render_golden(stem, space)
     assert check(text, space=space) == []
-    # The fallback path of the Numba source is absolute (machine-specific): pin it as a placeholder.
-    text = text.replace(repr(source), "'<absolute path of the source at build time>'")
     path = golden_path(stem, space)
-    if os.environ.get("KPC_REGEN_GOLDEN"):
-        with open(path, "w") as handle:
-            handle.write(text)
     with open(path) as handle:
-        assert text == handle.read(), f"{stem}: output differs from {path} (KPC_REGEN_GOLDEN=1 to update)"
+        assert text == handle.read(), f"{stem}: output differs from {path} (python scripts/regen_goldens.py pykokkos)"
 
 
 def test_goldens_say_what_was_kept():
