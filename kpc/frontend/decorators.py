@@ -63,8 +63,22 @@ class DecoratorReader:
         end = node.end_col_offset if getattr(node, "end_lineno", None) == node.lineno else -1
         return KpcError.at(self.loc(node), message, construct, hint(construct), self.source, end)
 
+    def resolved(self, decorator):
+        """The decorator as written, or the call a top-level name stands for (``pjit = njit(parallel=True)``
+        ... ``@pjit``); ``pjit(...)`` of such a name keeps the bound call's options under its own."""
+        if isinstance(decorator, ast.Name) and decorator.id in self.scope.decorator_calls:
+            return self.scope.decorator_calls[decorator.id]
+        if isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Name) \
+                and decorator.func.id in self.scope.decorator_calls:
+            bound = self.scope.decorator_calls[decorator.func.id]
+            merged = ast.Call(bound.func, list(decorator.args) or list(bound.args),
+                              list(bound.keywords) + list(decorator.keywords))
+            return ast.copy_location(merged, decorator)
+        return decorator
+
     def numba_decorator(self, decorator) -> str | None:
         """``njit``/``jit`` for a Numba JIT decorator, ``numba.<x>`` for another Numba one, else None."""
+        decorator = self.resolved(decorator)
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
         qualified = self.scope.qualify(target)
         if qualified is None:
@@ -86,12 +100,13 @@ class DecoratorReader:
         if not numba_ones:
             return None
         decorator, kind = numba_ones[0]
+        decorator = self.resolved(decorator)
         name = fdef.name
         if kind not in ("njit", "jit"):
             raise self.error(decorator, f"unsupported construct 'numba decorator' @{kind} on '{name}'",
                              "numba decorator")
         for other, other_kind in found:
-            if other is not decorator:
+            if other is not numba_ones[0][0]:
                 raise self.error(other, f"unsupported construct 'decorator' {ast.unparse(other)} on "
                                         f"kernel '{name}'", "decorator")
         if isinstance(fdef, ast.AsyncFunctionDef):
@@ -115,8 +130,14 @@ class DecoratorReader:
                                            "a second positional argument", "decorator option")
         for keyword in call.keywords:
             if keyword.arg is None:
-                raise self.error(keyword.value, f"unsupported construct 'decorator option' **{ast.unparse(keyword.value)} "
-                                                f"on '{name}'", "decorator option")
+                try:
+                    spread = self.scope.evaluate_dict(keyword.value)
+                except NotConstant:
+                    raise self.error(keyword.value, f"unsupported construct 'decorator option' "
+                                                    f"**{ast.unparse(keyword.value)} on '{name}': not a dict of "
+                                                    f"constants", "decorator option") from None
+                spec.options.update(spread)
+                continue
             if keyword.arg == "signature_or_function":
                 signature_node = keyword.value
                 continue
