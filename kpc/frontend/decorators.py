@@ -6,7 +6,9 @@ Recognized spellings (with ``import numba``, ``import numba as nb`` or
 ``@kpc.jit`` / ``from kpc import jit`` (its options ``strict``, ``space`` are kept as written). ``@jit``
 without ``nopython`` is nopython too (the default since Numba 0.59, and what a
 0.57/0.58 ``@jit`` that compiles without fallback does); ``forceobj=True`` is object
-mode and is rejected. Options read: ``parallel``, ``fastmath``, ``cache``, ``nogil``,
+mode and is rejected. ``@vectorize`` (``numba.vectorize``, with or without a list of signatures,
+``target='cpu'|'parallel'``) makes the function the scalar kernel of a ufunc
+(``kpc.frontend.ufuncs``). Options read: ``parallel``, ``fastmath``, ``cache``, ``nogil``,
 ``boundscheck``, ``error_model`` (``python`` or ``numpy``: whether a zero divisor raises)
 (and the rest Numba accepts, kept as written); ``locals={...}``
 becomes declared local types; eager signatures (a string, a type object such as
@@ -21,6 +23,7 @@ from dataclasses import dataclass, field
 from kpc.ir.diagnostics import KpcError
 from kpc.ir.nodes import Loc
 from kpc.ir.signature import SignatureError, parse_signature, parse_type
+from kpc.ir.types import ScalarType
 
 from .scope import ModuleScope, NotConstant
 from .unsupported import hint
@@ -28,6 +31,11 @@ from .unsupported import hint
 JIT_DECORATORS = {"numba.njit": "njit", "numba.jit": "jit",
                   "numba.core.decorators.njit": "njit", "numba.core.decorators.jit": "jit",
                   "kpc.jit": "njit", "kpc.jit.jit": "njit"}
+# Numba's ufunc decorator: the function is the scalar kernel of a NumPy ufunc (``kpc.frontend.ufuncs``).
+UFUNC_DECORATORS = {"numba.vectorize": "vectorize", "numba.np.ufunc.vectorize": "vectorize",
+                    "numba.np.ufunc.decorators.vectorize": "vectorize"}
+UFUNC_OPTIONS = {"target", "identity", "cache", "nopython", "fastmath", "forceobj", "boundscheck", "error_model",
+                 "writable_args"}
 OTHER_NUMBA = ("vectorize", "guvectorize", "stencil", "cfunc", "generated_jit", "jitclass",
                "experimental.jitclass", "overload", "extending.overload")
 KNOWN_OPTIONS = {"parallel", "fastmath", "cache", "nogil", "boundscheck", "nopython", "forceobj",
@@ -85,6 +93,8 @@ class DecoratorReader:
             return None
         if qualified in JIT_DECORATORS:
             return JIT_DECORATORS[qualified]
+        if qualified in UFUNC_DECORATORS:
+            return UFUNC_DECORATORS[qualified]
         if qualified.startswith("numba."):
             return qualified
         return None
@@ -102,7 +112,7 @@ class DecoratorReader:
         decorator, kind = numba_ones[0]
         decorator = self.resolved(decorator)
         name = fdef.name
-        if kind not in ("njit", "jit"):
+        if kind not in ("njit", "jit", "vectorize"):
             raise self.error(decorator, f"unsupported construct 'numba decorator' @{kind} on '{name}'",
                              "numba decorator")
         for other, other_kind in found:
@@ -121,7 +131,27 @@ class DecoratorReader:
         if spec.options.get("forceobj") is True:
             raise self.error(decorator, f"unsupported construct 'object mode' (forceobj=True) on '{name}'",
                              "object mode")
+        if kind == "vectorize":
+            self._check_ufunc(decorator, spec, name)
         return spec
+
+    def _check_ufunc(self, decorator, spec: JitSpec, name: str) -> None:
+        """``@vectorize``'s options as Numba reads them: ``target`` ``cpu``/``parallel`` (``cuda``
+        kernels stay Numba), each eager signature ``ret(scalar, ...)`` of scalars."""
+        unknown = sorted(set(spec.options) - UFUNC_OPTIONS)
+        if unknown:
+            raise self.error(decorator, f"unsupported construct 'decorator option' {unknown[0]}= of @vectorize "
+                                        f"on '{name}'", "decorator option")
+        target = spec.options.get("target", "cpu")
+        if target not in ("cpu", "parallel"):
+            raise self.error(decorator, f"unsupported construct 'ufunc target' target={target!r} on '{name}': "
+                                        "kpc translates target='cpu' and 'parallel'", "ufunc target")
+        for text, parsed in zip(spec.signatures, spec.parsed):
+            if parsed.return_type is None or any(not isinstance(t, ScalarType) for t in
+                                                 (*parsed.args, parsed.return_type)):
+                raise self.error(decorator, f"unsupported construct 'eager signature' {text!r} of @vectorize on "
+                                            f"'{name}': a ufunc's signature is 'ret(arg, ...)' of scalar types",
+                                 "eager signature")
 
     def _read_call(self, call: ast.Call, spec: JitSpec, name: str) -> None:
         signature_node = call.args[0] if call.args else None

@@ -17,11 +17,12 @@ from kpc.ir.diagnostics import KpcError
 from kpc.ir.module import Module, Rejected
 from kpc.ir.nodes import Call, Loc, walk
 from kpc.ir.signature import Signature, SignatureError, parse_signature
-from kpc.ir.types import UNKNOWN
+from kpc.ir.types import UNKNOWN, ArrayType
 
 from .decorators import DecoratorReader
 from .lower import FunctionLowering
 from .scope import ModuleScope
+from .ufuncs import array_kernels, kernel_options
 from .unsupported import hint
 
 
@@ -51,7 +52,19 @@ def parse_module(source: str, path: str = "<string>", signatures=None, strict: b
             if spec is None:
                 continue
             function = FunctionLowering(fdef, spec, scope, kernels, path, source).lower()
-            signature = overrides.pop(fdef.name, None) or (spec.parsed[0] if spec.parsed else None)
+            if spec.spelling == "vectorize":
+                # a ufunc's loops are typed per call (kpc.runtime.ufunc casts to the loop's types)
+                function.options["vectorize"] = {
+                    "target": spec.options.get("target", "cpu"), "nin": len(function.params),
+                    "loops": [[[t.numpy_name for t in sig.args], sig.return_type.numpy_name] for sig in spec.parsed]}
+                function.signatures = []
+                ufunc_kernels = _ufunc_kernels(fdef, spec, scope, kernels | {fdef.name}, path, source)
+                signature = overrides.pop(fdef.name, None)
+                if signature is not None and any(isinstance(t, ArrayType) for t in signature.args):
+                    signature = None  # a ufunc of arrays: its array kernels are typed instead (pipeline)
+            else:
+                ufunc_kernels = []
+                signature = overrides.pop(fdef.name, None) or (spec.parsed[0] if spec.parsed else None)
             if signature is not None:
                 _apply_signature(function, signature, spec.loc or function.loc, source)
         except KpcError as err:
@@ -61,6 +74,11 @@ def parse_module(source: str, path: str = "<string>", signatures=None, strict: b
             overrides.pop(fdef.name, None)  # a kernel kept as Numba: its --signature has nothing to type
             continue
         module.add(function)
+        for kernel in ufunc_kernels:
+            signature = overrides.pop(kernel.name, None)
+            if signature is not None:
+                _apply_signature(kernel, signature, kernel.loc, source)
+            module.add(kernel)
     if overrides:
         name = next(iter(overrides))
         known = ", ".join(module.functions) or "none"
@@ -72,6 +90,20 @@ def parse_module(source: str, path: str = "<string>", signatures=None, strict: b
         _reject_callers_of_rejected(module, kernels, source, strict)
         module.rebuild_callgraph()
     return module
+
+
+def _ufunc_kernels(fdef, spec, scope, kernels: set, path: str, source: str) -> list:
+    """The array kernels of the ``@vectorize`` function ``fdef`` (``kpc.frontend.ufuncs``), lowered."""
+    from .decorators import JitSpec
+
+    options = kernel_options(spec.options)
+    lowered = []
+    for kernel in array_kernels(fdef):
+        function = FunctionLowering(kernel, JitSpec("njit", dict(options), loc=spec.loc), scope, kernels,
+                                    path, source).lower()
+        function.options["ufunc_of"] = fdef.name
+        lowered.append(function)
+    return lowered
 
 
 def _normalize_signatures(signatures, path: str) -> dict:

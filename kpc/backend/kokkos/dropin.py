@@ -32,6 +32,10 @@ class DropinFunction:
     call_args: str
     docstring: str | None
     eager: bool
+    # @vectorize: {"nin", "target", "loops", "into", "new"} (kpc.runtime.ufunc.UFunc); None otherwise
+    ufunc: dict | None = None
+    # an array kernel of a ufunc (kpc.frontend.ufuncs): a dispatcher only, no function of its own
+    hidden: bool = False
 
 
 def python_signature(source: str, name: str, params: list) -> tuple:
@@ -90,6 +94,7 @@ def emit_dropin(*, source_path: str, source_text: str, name: str, docstring: str
         rejected={name: reason.splitlines()[0] if reason else "" for name, reason in rejected.items()},
         functions=[_template_function(f) for f in functions],
         any_lazy=any(not f.eager for f in functions),
+        any_ufunc=any(f.ufunc for f in functions),
         source_dunders=source_dunders(source_text),
     )
     return text
@@ -103,6 +108,10 @@ def _template_function(f: DropinFunction) -> dict:
         "call_args": f.call_args,
         "docstring": _docstring_literal(f.docstring) if f.docstring else None,
         "eager": f.eager,
+        "hidden": f.hidden,
+        "ufunc": None if f.ufunc is None else {
+            "into": f.ufunc["into"], "new": f.ufunc["new"], "nin": f.ufunc["nin"], "target": f.ufunc["target"],
+            "loops": repr([(tuple(ins), out) for ins, out in f.ufunc["loops"]]) if f.ufunc["loops"] else "None"},
     }
 
 
