@@ -72,7 +72,16 @@ PRODUCTS = [
     Entry(_corpus("np_matmul.py"), "chain3", _square("n,p,m", SIDES_LA), label="chain_ABC"),
     Entry(_corpus("np_matmul.py"), "scaled_gemm", _square("n,p,m", SIDES_LA), label="gemm_scaled"),
 ]
-SUITES = {"full": SUITE, "products": PRODUCTS}
+# Numba's own kernel API (issue 31): @vectorize ufuncs against Numba's target='parallel' ufuncs
+# (and a target='cpu' one against Numba's serial ufunc); `benchmarks/run.py --suite kernel_api`.
+KERNEL_API = [
+    Entry(_corpus("ufunc_vectorize.py"), "rel_diff", _line(ELEMENTS), label="ufunc_rel_diff_parallel",
+          bytes_per_call="24 * n"),
+    Entry(_corpus("ufunc_vectorize.py"), "clip_add", _line(ELEMENTS), label="ufunc_clip_add_parallel",
+          bytes_per_call="24 * n"),
+    Entry(_corpus("ufunc_vectorize.py"), "smooth_step", _square("n,m", SIDES_2D), label="ufunc_smooth_step_cpu"),
+]
+SUITES = {"full": SUITE, "products": PRODUCTS, "kernel_api": KERNEL_API}
 
 
 def quick(entries: list) -> list:

@@ -30,6 +30,7 @@ import numpy as np
 _PYTHON_DEFAULT = {bool: np.dtype(bool), int: np.dtype(np.int64), float: np.dtype(np.float64),
                    complex: np.dtype(np.complex128)}
 _PYTHON_SAMPLE = {bool: False, int: 0, float: 0.0, complex: 0j}
+_NDARRAY = np.ndarray
 
 
 class LoopTable:
@@ -76,6 +77,13 @@ def input_dtypes(kinds: tuple) -> tuple:
                  np.result_type(*arrays, _PYTHON_SAMPLE[k]) if arrays else _PYTHON_DEFAULT[k] for k in kinds)
 
 
+def _needs_cast(value, dtype: np.dtype) -> bool:
+    """Whether ``value`` must be converted to run a loop of ``dtype`` (a Python number of the loop's
+    default type is typed as that dtype already)."""
+    kind = _kind(value)
+    return kind != dtype if isinstance(kind, np.dtype) else _PYTHON_DEFAULT[kind] != dtype
+
+
 def _kind(value):
     """The resolution kind of an input (a Python scalar's class, else a dtype), or None."""
     if isinstance(value, np.ndarray | np.generic):
@@ -99,6 +107,8 @@ class UFunc:
         self._scalar, self._into, self._new = scalar, into, new
         self._dynamic = loops is None
         self._loops = LoopTable(loops or (), exact_first=target == "parallel")
+        # argument kinds -> the result dtype, for calls whose arguments need no conversion
+        self._plans: dict = {}
         into.fallback = lambda: self._numba_into
         new.fallback = lambda: self.numba
 
@@ -119,6 +129,22 @@ class UFunc:
         return f"<kpc ufunc '{self.__name__}'>"
 
     def __call__(self, *args, out=None, **kwargs):
+        if out is None and not kwargs:
+            # the common call: arrays of a loop's dtypes (or Python numbers) seen before, no out=
+            plan = self._plans.get(tuple([a.dtype if a.__class__ is _NDARRAY and a.ndim else a.__class__
+                                          for a in args]))
+            if plan is not None:
+                shape = None
+                for a in args:
+                    if a.__class__ is _NDARRAY:
+                        if shape is None:
+                            shape = a.shape
+                        elif a.shape != shape:
+                            shape = np.broadcast_shapes(*(a.shape for a in args if a.__class__ is _NDARRAY))
+                            break
+                result = np.empty(shape, plan)
+                self._into(*args, result)
+                return result
         if kwargs or len(args) != self.nin:
             return self.numba(*args, out=out, **kwargs)
         if isinstance(out, tuple):
@@ -145,8 +171,10 @@ class UFunc:
                 return self.numba(*args, out=out)  # NumPy's TypeError: no loop takes these types
             return self._new_loop(values, kinds, out)
         ins, result = loop
-        cast = [v if _kind(v) == d else (d.type(v) if not isinstance(v, np.ndarray) else v.astype(d))
+        cast = [v if not _needs_cast(v, d) else (d.type(v) if not isinstance(v, np.ndarray) else v.astype(d))
                 for v, d in zip(values, ins)]
+        if all(c is a for c, a in zip(cast, args)) and any(type(a) is np.ndarray for a in args):
+            self._plans[tuple(a.dtype if type(a) is np.ndarray else type(a) for a in args)] = result
         return self._run(cast, result, out)
 
     def _run(self, values: list, result: np.dtype, out):
