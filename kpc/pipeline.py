@@ -668,10 +668,14 @@ def emit_dropin_module(path, source, generic, plan: KokkosPlan, specialized: lis
             if into_name(name) not in plan.translated or new_name(name) not in plan.translated:
                 continue  # the source's Numba ufunc
             ufunc = dict(ufunc, into=into_name(name), new=new_name(name))
-        hidden = bool(function.options.get("ufunc_of"))
+        hidden = bool(function.options.get("ufunc_of") or function.options.get("stencil_of"))
         eager = name in plan.eager and ufunc is None and not hidden  # a ufunc's loops are typed at each call
         functions.append(DropinFunction(name, tuple(params), signature, call_args, function.docstring,
                                         eager, ufunc, hidden))
+    for function in generic.functions.values():
+        stencil = function.options.get("stencil")
+        if stencil and function.name in plan.translated and stencil["new"] in plan.translated:
+            functions.append(DropinFunction(stencil["name"], (), "", "", None, False, stencil=stencil))
     return emit_dropin(
         source_path=path, source_text=source, name=_stem(path), docstring=_module_docstring(source), space=space,
         options={} if auto_parallel else {"auto_parallel": False}, cache_root=cache_root, functions=functions,

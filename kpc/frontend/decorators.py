@@ -34,6 +34,8 @@ JIT_DECORATORS = {"numba.njit": "njit", "numba.jit": "jit",
 # Numba's ufunc decorator: the function is the scalar kernel of a NumPy ufunc (``kpc.frontend.ufuncs``).
 UFUNC_DECORATORS = {"numba.vectorize": "vectorize", "numba.np.ufunc.vectorize": "vectorize",
                     "numba.np.ufunc.decorators.vectorize": "vectorize"}
+STENCIL_DECORATORS = {"numba.stencil": "stencil", "numba.stencils.stencil.stencil": "stencil"}
+STENCIL_OPTIONS = {"neighborhood", "cval", "standard_indexing"}
 UFUNC_OPTIONS = {"target", "identity", "cache", "nopython", "fastmath", "forceobj", "boundscheck", "error_model",
                  "writable_args"}
 OTHER_NUMBA = ("vectorize", "guvectorize", "stencil", "cfunc", "generated_jit", "jitclass",
@@ -95,6 +97,8 @@ class DecoratorReader:
             return JIT_DECORATORS[qualified]
         if qualified in UFUNC_DECORATORS:
             return UFUNC_DECORATORS[qualified]
+        if qualified in STENCIL_DECORATORS:
+            return STENCIL_DECORATORS[qualified]
         if qualified.startswith("numba."):
             return qualified
         return None
@@ -112,7 +116,7 @@ class DecoratorReader:
         decorator, kind = numba_ones[0]
         decorator = self.resolved(decorator)
         name = fdef.name
-        if kind not in ("njit", "jit", "vectorize"):
+        if kind not in ("njit", "jit", "vectorize", "stencil"):
             raise self.error(decorator, f"unsupported construct 'numba decorator' @{kind} on '{name}'",
                              "numba decorator")
         for other, other_kind in found:
@@ -122,6 +126,9 @@ class DecoratorReader:
         if isinstance(fdef, ast.AsyncFunctionDef):
             raise self.error(fdef, f"unsupported construct 'async' kernel '{name}'", "async")
         spec = JitSpec(kind, loc=self.loc(decorator))
+        if kind == "stencil":
+            self._read_stencil(decorator, spec, name)
+            return spec
         if isinstance(decorator, ast.Call):
             self._read_call(decorator, spec, name)
         if spec.options.get("error_model", "python") not in ("python", "numpy"):
@@ -134,6 +141,21 @@ class DecoratorReader:
         if kind == "vectorize":
             self._check_ufunc(decorator, spec, name)
         return spec
+
+    def _read_stencil(self, decorator, spec: JitSpec, name: str) -> None:
+        """``@stencil``'s options (``neighborhood``, ``cval``, ``standard_indexing``; the mode
+        ``'constant'``, Numba's only one), constants as other decorator options are."""
+        if not isinstance(decorator, ast.Call):
+            return
+        for arg in decorator.args:
+            if not (isinstance(arg, ast.Constant) and arg.value == "constant"):
+                raise self.error(arg, f"unsupported construct 'decorator option' {ast.unparse(arg)} of @stencil "
+                                      f"on '{name}'", "decorator option")
+        for keyword in decorator.keywords:
+            if keyword.arg not in STENCIL_OPTIONS:
+                raise self.error(keyword.value, f"unsupported construct 'decorator option' {keyword.arg}= of "
+                                                f"@stencil on '{name}'", "decorator option")
+            spec.options[keyword.arg] = self._option_value(keyword, name)
 
     def _check_ufunc(self, decorator, spec: JitSpec, name: str) -> None:
         """``@vectorize``'s options as Numba reads them: ``target`` ``cpu``/``parallel`` (``cuda``

@@ -22,6 +22,9 @@ from kpc.ir.types import UNKNOWN, ArrayType
 from .decorators import DecoratorReader
 from .lower import FunctionLowering
 from .scope import ModuleScope
+from .stencils import AT as STENCIL_AT, INTO as STENCIL_INTO, NEW as STENCIL_NEW
+from .stencils import SCOPE_NAMES as STENCIL_SCOPE_NAMES, StencilError, StencilSpec
+from .stencils import rename_calls as rename_stencil_calls
 from .ufuncs import array_kernels, kernel_options
 from .unsupported import hint
 
@@ -46,11 +49,24 @@ def parse_module(source: str, path: str = "<string>", signatures=None, strict: b
 
     defs = [s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
     kernels = {d.name for d in defs if any(reader.numba_decorator(x) for x in d.decorator_list)}
+    stencils = {d.name for d in defs if any(reader.numba_decorator(x) == "stencil" for x in d.decorator_list)}
+    if stencils:
+        scope.aliases.update(STENCIL_SCOPE_NAMES)
+        kernels |= {name.format(s) for s in stencils for name in (STENCIL_AT, STENCIL_INTO, STENCIL_NEW)}
     for fdef in defs:
         try:
             spec = reader.read(fdef)
             if spec is None:
                 continue
+            if spec.spelling == "stencil":
+                for function in _stencil_kernels(fdef, spec, scope, kernels, path, source):
+                    signature = overrides.pop(function.name, None)
+                    if signature is not None:
+                        _apply_signature(function, signature, function.loc, source)
+                    module.add(function)
+                continue
+            if stencils:
+                rename_stencil_calls(fdef, stencils)
             function = FunctionLowering(fdef, spec, scope, kernels, path, source).lower()
             if spec.spelling == "vectorize":
                 # a ufunc's loops are typed per call (kpc.runtime.ufunc casts to the loop's types)
@@ -103,6 +119,28 @@ def _ufunc_kernels(fdef, spec, scope, kernels: set, path: str, source: str) -> l
                                     path, source).lower()
         function.options["ufunc_of"] = fdef.name
         lowered.append(function)
+    return lowered
+
+
+def _stencil_kernels(fdef, spec, scope, kernels: set, path: str, source: str) -> list:
+    """The kernels of the ``@stencil`` function ``fdef`` (``kpc.frontend.stencils``), lowered."""
+    from .decorators import JitSpec
+
+    try:
+        stencil = StencilSpec.read(fdef, spec.options)
+    except StencilError as error:
+        node = error.node
+        raise KpcError.at(Loc(path, node.lineno, node.col_offset), f"unsupported construct 'stencil' "
+                          f"'{fdef.name}': {error}", "stencil", hint("stencil"), source) from None
+    lowered = []
+    for kernel, parallel in zip(stencil.kernels(), (False, True, True)):
+        options = {"parallel": True} if parallel else {}
+        function = FunctionLowering(kernel, JitSpec("njit", options, loc=spec.loc), scope, kernels,
+                                    path, source).lower()
+        function.options["stencil_of"] = fdef.name
+        lowered.append(function)
+    lowered[1].options["stencil"] = {"name": fdef.name, "nin": len(stencil.params),
+                                     "new": lowered[2].name, "into": lowered[1].name}
     return lowered
 
 

@@ -34,8 +34,10 @@ class DropinFunction:
     eager: bool
     # @vectorize: {"nin", "target", "loops", "into", "new"} (kpc.runtime.ufunc.UFunc); None otherwise
     ufunc: dict | None = None
-    # an array kernel of a ufunc (kpc.frontend.ufuncs): a dispatcher only, no function of its own
+    # an array kernel of a ufunc or a stencil: a dispatcher only, no function of its own
     hidden: bool = False
+    # @stencil: {"name", "into", "new"} (kpc.runtime.stencil.Stencil, no dispatcher of its own)
+    stencil: dict | None = None
 
 
 def python_signature(source: str, name: str, params: list) -> tuple:
@@ -95,6 +97,7 @@ def emit_dropin(*, source_path: str, source_text: str, name: str, docstring: str
         functions=[_template_function(f) for f in functions],
         any_lazy=any(not f.eager for f in functions),
         any_ufunc=any(f.ufunc for f in functions),
+        any_stencil=any(f.stencil for f in functions),
         source_dunders=source_dunders(source_text),
     )
     return text
@@ -109,6 +112,7 @@ def _template_function(f: DropinFunction) -> dict:
         "docstring": _docstring_literal(f.docstring) if f.docstring else None,
         "eager": f.eager,
         "hidden": f.hidden,
+        "stencil": f.stencil,
         "ufunc": None if f.ufunc is None else {
             "into": f.ufunc["into"], "new": f.ufunc["new"], "nin": f.ufunc["nin"], "target": f.ufunc["target"],
             "loops": repr([(tuple(ins), out) for ins, out in f.ufunc["loops"]]) if f.ufunc["loops"] else "None"},
