@@ -80,6 +80,11 @@ KERNEL_API = [
     Entry(_corpus("ufunc_vectorize.py"), "clip_add", _line(ELEMENTS), label="ufunc_clip_add_parallel",
           bytes_per_call="24 * n"),
     Entry(_corpus("ufunc_vectorize.py"), "smooth_step", _square("n,m", SIDES_2D), label="ufunc_smooth_step_cpu"),
+    # @stencil: called from Python (Numba: a serial loop nest) and from @njit(parallel=True) (a parfor)
+    Entry(_corpus("stencils.py"), "jacobi", _square("n,m", SIDES_2D), label="stencil_jacobi_python"),
+    Entry(_corpus("stencils.py"), "laplacian3d", _square("n,m,p", SIDES_3D), label="stencil_laplacian3d_python"),
+    Entry(_corpus("stencils.py"), "jacobi_into", _square("n,m", SIDES_2D), label="stencil_jacobi_parallel"),
+    Entry(_corpus("stencils.py"), "jacobi_steps", _square("n,m", SIDES_2D[:5]), label="stencil_jacobi_steps_parallel"),
 ]
 SUITES = {"full": SUITE, "products": PRODUCTS, "kernel_api": KERNEL_API}
 

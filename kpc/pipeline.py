@@ -192,6 +192,10 @@ def signature_requests(signatures, generic) -> dict:
         if name not in requested:
             for text in function.signatures:
                 add(name, text)
+    for function in generic.functions.values():
+        stencil = function.options.get("stencil")
+        if stencil and stencil["name"] in requested:  # a stencil called from Python: its new-array kernel
+            requested.setdefault(stencil["new"], []).extend(requested.pop(stencil["name"]))
     for name, function in generic.functions.items():
         if "vectorize" in function.options:
             for kernel, types in ufunc_requests(name, function.options["vectorize"], requested.pop(name, [])):

@@ -59,6 +59,7 @@ def parse_module(source: str, path: str = "<string>", signatures=None, strict: b
             if spec is None:
                 continue
             if spec.spelling == "stencil":
+                overrides.pop(fdef.name, None)  # called from Python: the pipeline types its kernels
                 for function in _stencil_kernels(fdef, spec, scope, kernels, path, source):
                     signature = overrides.pop(function.name, None)
                     if signature is not None:
