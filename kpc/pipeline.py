@@ -197,11 +197,37 @@ def signature_requests(signatures, generic) -> dict:
         if stencil and stencil["name"] in requested:  # a stencil called from Python: its new-array kernel
             requested.setdefault(stencil["new"], []).extend(requested.pop(stencil["name"]))
     for name, function in generic.functions.items():
+        if "guvectorize" in function.options:
+            for kernel, types in gufunc_requests(function.options["guvectorize"], requested.pop(name, [])):
+                if types not in requested.setdefault(kernel, []):
+                    requested[kernel].append(types)
         if "vectorize" in function.options:
             for kernel, types in ufunc_requests(name, function.options["vectorize"], requested.pop(name, [])):
                 if types not in requested.setdefault(kernel, []):
                     requested[kernel].append(types)
     return requested
+
+
+def gufunc_requests(gufunc: dict, calls: list) -> list:
+    """``(loop kernel, argument types)`` a ``@guvectorize`` function runs for calls of argument types
+    ``calls`` (``kpc.runtime.gufunc.GUFunc``: loop dimensions flattened into one C-contiguous axis)."""
+    import numpy as np
+
+    from kpc.runtime.ufunc import LoopTable
+
+    layout = gufunc["layout"]
+    loops = LoopTable([(ins, outs[0]) for ins, outs in gufunc["loops"]], exact_first=gufunc["target"] == "parallel")
+    outs_of = {tuple(np.dtype(t) for t in ins): outs for ins, outs in gufunc["loops"]}
+    requests = []
+    for types in calls:
+        inputs = types[:len(layout["inputs"])]
+        loop = loops.resolve(tuple(np.dtype(t[1]) for t in inputs))
+        if loop is None:
+            continue
+        flat = [("array", d.name, len(core) + 1, "C") for d, core in zip(loop[0], layout["inputs"])]
+        flat += [("array", out, len(core) + 1, "C") for out, core in zip(outs_of[loop[0]], layout["outputs"])]
+        requests.append((gufunc["loop"], tuple(flat)))
+    return requests
 
 
 def ufunc_requests(name: str, ufunc: dict, calls: list) -> list:
@@ -672,7 +698,15 @@ def emit_dropin_module(path, source, generic, plan: KokkosPlan, specialized: lis
             if into_name(name) not in plan.translated or new_name(name) not in plan.translated:
                 continue  # the source's Numba ufunc
             ufunc = dict(ufunc, into=into_name(name), new=new_name(name))
-        hidden = bool(function.options.get("ufunc_of") or function.options.get("stencil_of"))
+        hidden = bool(function.options.get("ufunc_of") or function.options.get("stencil_of")
+                      or function.options.get("gufunc_of"))
+        gufunc = function.options.get("guvectorize")
+        if gufunc is not None:
+            if gufunc["loop"] not in plan.translated:
+                continue  # the source's Numba gufunc
+            functions.append(DropinFunction(name, tuple(params), signature, call_args, function.docstring,
+                                            False, hidden=False, gufunc=gufunc))
+            continue
         eager = name in plan.eager and ufunc is None and not hidden  # a ufunc's loops are typed at each call
         functions.append(DropinFunction(name, tuple(params), signature, call_args, function.docstring,
                                         eager, ufunc, hidden))

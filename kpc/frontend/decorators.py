@@ -33,7 +33,9 @@ JIT_DECORATORS = {"numba.njit": "njit", "numba.jit": "jit",
                   "kpc.jit": "njit", "kpc.jit.jit": "njit"}
 # Numba's ufunc decorator: the function is the scalar kernel of a NumPy ufunc (``kpc.frontend.ufuncs``).
 UFUNC_DECORATORS = {"numba.vectorize": "vectorize", "numba.np.ufunc.vectorize": "vectorize",
-                    "numba.np.ufunc.decorators.vectorize": "vectorize"}
+                    "numba.np.ufunc.decorators.vectorize": "vectorize", "numba.guvectorize": "guvectorize",
+                    "numba.np.ufunc.guvectorize": "guvectorize",
+                    "numba.np.ufunc.decorators.guvectorize": "guvectorize"}
 STENCIL_DECORATORS = {"numba.stencil": "stencil", "numba.stencils.stencil.stencil": "stencil"}
 STENCIL_OPTIONS = {"neighborhood", "cval", "standard_indexing"}
 UFUNC_OPTIONS = {"target", "identity", "cache", "nopython", "fastmath", "forceobj", "boundscheck", "error_model",
@@ -116,7 +118,7 @@ class DecoratorReader:
         decorator, kind = numba_ones[0]
         decorator = self.resolved(decorator)
         name = fdef.name
-        if kind not in ("njit", "jit", "vectorize", "stencil"):
+        if kind not in ("njit", "jit", "vectorize", "guvectorize", "stencil"):
             raise self.error(decorator, f"unsupported construct 'numba decorator' @{kind} on '{name}'",
                              "numba decorator")
         for other, other_kind in found:
@@ -128,6 +130,9 @@ class DecoratorReader:
         spec = JitSpec(kind, loc=self.loc(decorator))
         if kind == "stencil":
             self._read_stencil(decorator, spec, name)
+            return spec
+        if kind == "guvectorize":
+            self._read_gufunc(decorator, spec, name)
             return spec
         if isinstance(decorator, ast.Call):
             self._read_call(decorator, spec, name)
@@ -156,6 +161,39 @@ class DecoratorReader:
                 raise self.error(keyword.value, f"unsupported construct 'decorator option' {keyword.arg}= of "
                                                 f"@stencil on '{name}'", "decorator option")
             spec.options[keyword.arg] = self._option_value(keyword, name)
+
+    def _read_gufunc(self, decorator, spec: JitSpec, name: str) -> None:
+        """``@guvectorize(signatures, layout, target=...)``: the layout string is kept as
+        ``options["layout"]`` (``kpc.frontend.gufuncs`` parses it), each signature's types as for
+        ``@vectorize`` (arrays of the core ranks, scalars)."""
+        args = list(decorator.args) if isinstance(decorator, ast.Call) else []
+        keywords = {k.arg: k.value for k in decorator.keywords} if isinstance(decorator, ast.Call) else {}
+        signatures = args[0] if len(args) == 2 else keywords.pop("ftylist", None)
+        layout = args[1] if len(args) == 2 else (args[0] if len(args) == 1 else keywords.pop("signature", None))
+        if layout is None or len(args) > 2:
+            raise self.error(decorator, f"unsupported construct 'decorator option' @guvectorize on '{name}' "
+                                        "without a layout string", "decorator option")
+        try:
+            spec.options["layout"] = self.scope.evaluate(layout)
+        except NotConstant:
+            spec.options["layout"] = None
+        if not isinstance(spec.options["layout"], str):
+            raise self.error(layout, f"unsupported construct 'decorator option' layout {ast.unparse(layout)} of "
+                                     f"@guvectorize on '{name}': not a string constant", "decorator option")
+        for key, value in keywords.items():
+            if key is None or key not in UFUNC_OPTIONS:
+                raise self.error(value, f"unsupported construct 'decorator option' {key}= of @guvectorize on "
+                                        f"'{name}'", "decorator option")
+            spec.options[key] = self._option_value(ast.keyword(key, value), name)
+        if signatures is not None:
+            self._read_signatures(signatures, spec, name)
+        target = spec.options.get("target", "cpu")
+        if target not in ("cpu", "parallel"):
+            raise self.error(decorator, f"unsupported construct 'ufunc target' target={target!r} on '{name}': "
+                                        "kpc translates target='cpu' and 'parallel'", "ufunc target")
+        if spec.options.get("writable_args"):
+            raise self.error(decorator, f"unsupported construct 'decorator option' writable_args= of @guvectorize "
+                                        f"on '{name}': kpc passes inputs as broadcast copies", "decorator option")
 
     def _check_ufunc(self, decorator, spec: JitSpec, name: str) -> None:
         """``@vectorize``'s options as Numba reads them: ``target`` ``cpu``/``parallel`` (``cuda``
@@ -245,6 +283,8 @@ class DecoratorReader:
                 text = self.scope.constants[item.id]
             elif isinstance(item, (ast.Call, ast.Subscript, ast.Attribute, ast.Name)):
                 text = ast.unparse(item)
+            elif isinstance(item, ast.Tuple) and item.elts:  # argument types alone: (float64[:], float64[:])
+                text = "(" + ", ".join(ast.unparse(e) for e in item.elts) + ")"
             if text is None:
                 raise self.error(item, f"unsupported construct 'eager signature' {ast.unparse(item)} on '{name}'",
                                  "eager signature")

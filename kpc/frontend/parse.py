@@ -20,6 +20,7 @@ from kpc.ir.signature import Signature, SignatureError, parse_signature
 from kpc.ir.types import UNKNOWN, ArrayType
 
 from .decorators import DecoratorReader
+from .gufuncs import LOOP as GUFUNC_LOOP, LayoutError, loop_kernel, parse_layout
 from .lower import FunctionLowering
 from .scope import ModuleScope
 from .stencils import AT as STENCIL_AT, INTO as STENCIL_INTO, NEW as STENCIL_NEW
@@ -50,8 +51,11 @@ def parse_module(source: str, path: str = "<string>", signatures=None, strict: b
     defs = [s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
     kernels = {d.name for d in defs if any(reader.numba_decorator(x) for x in d.decorator_list)}
     stencils = {d.name for d in defs if any(reader.numba_decorator(x) == "stencil" for x in d.decorator_list)}
-    if stencils:
+    gufuncs = {d.name for d in defs if any(reader.numba_decorator(x) == "guvectorize" for x in d.decorator_list)}
+    if stencils or gufuncs:
         scope.aliases.update(STENCIL_SCOPE_NAMES)
+        kernels |= {GUFUNC_LOOP.format(g) for g in gufuncs}
+    if stencils:
         kernels |= {name.format(s) for s in stencils for name in (STENCIL_AT, STENCIL_INTO, STENCIL_NEW)}
     for fdef in defs:
         try:
@@ -69,6 +73,14 @@ def parse_module(source: str, path: str = "<string>", signatures=None, strict: b
             if stencils:
                 rename_stencil_calls(fdef, stencils)
             function = FunctionLowering(fdef, spec, scope, kernels, path, source).lower()
+            if spec.spelling == "guvectorize":
+                overrides.pop(fdef.name, None)  # the loop kernel is typed per call (pipeline)
+                for kernel in _gufunc_kernels(fdef, function, spec, scope, kernels, path, source):
+                    signature = overrides.pop(kernel.name, None)
+                    if signature is not None:
+                        _apply_signature(kernel, signature, kernel.loc, source)
+                    module.add(kernel)
+                continue
             if spec.spelling == "vectorize":
                 # a ufunc's loops are typed per call (kpc.runtime.ufunc casts to the loop's types)
                 function.options["vectorize"] = {
@@ -121,6 +133,37 @@ def _ufunc_kernels(fdef, spec, scope, kernels: set, path: str, source: str) -> l
         function.options["ufunc_of"] = fdef.name
         lowered.append(function)
     return lowered
+
+
+def _gufunc_kernels(fdef, function, spec, scope, kernels: set, path: str, source: str) -> list:
+    """The ``@guvectorize`` function (a device kernel, ``function``) and its loop kernel
+    (``kpc.frontend.gufuncs``), lowered; the layout checked as Numba checks it."""
+    from .decorators import JitSpec
+
+    try:
+        layout = parse_layout(spec.options["layout"])
+        loop = loop_kernel(fdef, layout)
+        for parsed in spec.parsed:
+            if len(parsed.args) != len(layout.inputs) + len(layout.outputs):
+                raise LayoutError(f"signature {parsed} has {len(parsed.args)} types for a layout of "
+                                  f"{len(layout.inputs) + len(layout.outputs)} arguments")
+            for ty, group in zip(parsed.args, layout.inputs + layout.outputs):
+                rank = getattr(ty, "ndim", 0)
+                if rank != len(group) and not (rank == 1 and not group):
+                    raise LayoutError(f"signature {parsed}: {ty} does not have the rank of ({', '.join(group)})")
+    except LayoutError as error:
+        raise KpcError.at(spec.loc or function.loc, f"unsupported construct 'gufunc layout' on '{fdef.name}': "
+                                                    f"{error}", "gufunc layout", "", source) from None
+    function.signatures = []
+    function.options["guvectorize"] = {"layout": layout.as_dict(), "target": spec.options.get("target", "cpu"),
+                                       "loop": GUFUNC_LOOP.format(fdef.name), "loops": [
+                                           [[getattr(t, "dtype", t).numpy_name for t in parsed.args[:layout.nin]],
+                                            [getattr(t, "dtype", t).numpy_name for t in parsed.args[layout.nin:]]]
+                                           for parsed in spec.parsed]}
+    options = kernel_options(spec.options)
+    lowered = FunctionLowering(loop, JitSpec("njit", options, loc=spec.loc), scope, kernels, path, source).lower()
+    lowered.options["gufunc_of"] = fdef.name
+    return [function, lowered]
 
 
 def _stencil_kernels(fdef, spec, scope, kernels: set, path: str, source: str) -> list:

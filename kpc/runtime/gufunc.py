@@ -1,0 +1,113 @@
+"""A ``@guvectorize`` function of a drop-in module: called like the generalized ufunc Numba makes of it.
+
+``GUFunc(g)`` takes the inputs (and the outputs, when given as the last positional arguments or
+``out=``), picks the loop of the inputs' dtypes as ``kpc.runtime.ufunc.LoopTable`` does (eager
+signatures; without them, the inputs' own dtypes and float64 outputs are not guessed: such a
+gufunc runs as Numba), broadcasts the loop dimensions (those before each argument's core
+dimensions, ``layout``), flattens them into one leading axis and calls kpc's loop kernel
+(``kpc.frontend.gufuncs``) once. Missing outputs are allocated (loop shape + core shape) and
+returned; scalar outputs ``()`` are arrays of the loop shape (a NumPy scalar without loop
+dimensions). Sizes that do not match raise NumPy's ``ValueError`` through Numba's gufunc; other
+keywords and methods are Numba's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .ufunc import LoopTable, _kind, _needs_cast
+
+
+class GUFunc:
+    """The drop-in module's ``g`` for ``@guvectorize(...) def g``."""
+
+    def __init__(self, runtime, name: str, loop, layout: dict, loops: list, target: str = "cpu",
+                 doc: str | None = None):
+        self._runtime = runtime
+        self.__name__ = self.__qualname__ = name
+        self.__doc__ = doc
+        self._loop = loop
+        self._inputs, self._outputs = layout["inputs"], layout["outputs"]
+        self.nin, self.nout = len(self._inputs), len(self._outputs)
+        self.nargs = self.nin + self.nout
+        self._table = LoopTable([(ins, outs[0]) for ins, outs in loops], exact_first=target == "parallel")
+        self._outs = {tuple(np.dtype(t) for t in ins): [np.dtype(t) for t in outs] for ins, outs in loops}
+        loop.fallback = lambda: self._numba_loop
+
+    @property
+    def numba(self):
+        return self._runtime.original(self.__name__)
+
+    def _numba_loop(self, *args):
+        raise _Fallback
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.numba, name)
+
+    def __repr__(self) -> str:
+        return f"<kpc gufunc '{self.__name__}'>"
+
+    def __call__(self, *args, out=None, **kwargs):
+        outs = list(args[self.nin:])
+        if out is not None:
+            outs += list(out) if isinstance(out, tuple) else [out]
+        if kwargs or len(args) < self.nin or len(outs) not in (0, self.nout) \
+                or any(type(o) is not np.ndarray for o in outs):
+            return self.numba(*args, out=out, **kwargs) if out is not None else self.numba(*args, **kwargs)
+        try:
+            return self._run(list(args[:self.nin]), outs)
+        except _Fallback:
+            return self.numba(*args, out=out) if out is not None else self.numba(*args)
+
+    def _run(self, inputs: list, outs: list):
+        values = [v if isinstance(v, np.ndarray | np.generic) or _kind(v) is not None else np.asarray(v)
+                  for v in inputs]
+        loop = self._table.resolve(tuple(_kind(v) for v in values))
+        if loop is None:
+            raise _Fallback
+        ins = loop[0]
+        values = [np.asarray(v if not _needs_cast(v, d) else np.asarray(v, d), dtype=d) for v, d in zip(values, ins)]
+        sizes: dict = {}
+        loop_shapes = []
+        for value, core in zip(values, self._inputs):
+            if value.ndim < len(core):
+                raise _Fallback  # NumPy's error, from Numba's gufunc
+            split = value.ndim - len(core)
+            for name, extent in zip(core, value.shape[split:]):
+                if sizes.setdefault(name, extent) != extent:
+                    raise _Fallback
+            loop_shapes.append(value.shape[:split])
+        try:
+            loop_shape = np.broadcast_shapes(*loop_shapes, *(o.shape[:o.ndim - len(c)] for o, c in
+                                                             zip(outs, self._outputs)))
+        except ValueError:
+            raise _Fallback from None
+        count = int(np.prod(loop_shape, dtype=np.int64))
+        flat = [np.ascontiguousarray(np.broadcast_to(v, loop_shape + v.shape[v.ndim - len(c):])).reshape(
+                    (count,) + v.shape[v.ndim - len(c):]) for v, c in zip(values, self._inputs)]
+        out_dtypes = self._outs[ins]
+        results, flat_outs, copies = [], [], []
+        for k, core in enumerate(self._outputs):
+            shape = loop_shape + tuple(sizes[name] for name in core)
+            given = outs[k] if outs else None
+            if given is not None and given.shape != shape:
+                raise _Fallback
+            target = given if given is not None and given.dtype == out_dtypes[k] and given.flags.c_contiguous \
+                else np.empty(shape, out_dtypes[k])
+            if given is not None and target is not given:
+                copies.append((given, target))
+            results.append(given if given is not None else target)
+            flat_outs.append(target.reshape((count,) + shape[len(loop_shape):] if core else (count,)))
+        if count:
+            self._loop(*flat, *flat_outs)
+        for given, target in copies:
+            np.copyto(given, target, casting="same_kind")
+        if not loop_shape:
+            results = [r[()] if r.ndim == 0 else r for r in results]
+        return results[0] if self.nout == 1 else tuple(results)
+
+
+class _Fallback(Exception):
+    """This call runs Numba's gufunc (it raises NumPy's error, or takes what kpc does not)."""
