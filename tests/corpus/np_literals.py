@@ -52,7 +52,7 @@ def flat_weighted(a):
     for v in a.flat:
         s += v * (k % 7)
         k += 1
-    return s + a.flat[a.size - 1]
+    return s + a.flat[a.shape[0] * a.shape[1] - 1]
 
 
 @njit

@@ -55,6 +55,8 @@ def test_corpus_file_through_frontend(path, cases):
         if name in module.rejected:
             assert "lower-numpy" not in module.rejected[name].diagnostic.message
             continue
+        if name not in module.functions:
+            continue  # a @stencil: kernels of other names (kpc.frontend.stencils)
         function = module.functions[name]
         assert array_level_nodes(function) == [], name
         if not before[name] or "vectorize" in function.options:

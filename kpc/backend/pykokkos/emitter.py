@@ -408,14 +408,14 @@ class PyKokkosEmitter:
         result, seen = [], set()
         for model in kept:
             options = self.module.functions[model.name].options if model.name in self.module.functions else {}
-            name = options.get("ufunc_of") or options.get("stencil_of") or model.name
+            name = options.get("ufunc_of") or options.get("stencil_of") or options.get("gufunc_of") or model.name
             if name not in seen:
                 seen.add(name)
                 result.append(KeptModel(name, model.reason) if name != model.name else model)
         for name, function in self.module.functions.items():
-            if "vectorize" in function.options and name not in seen:  # a ufunc only kernels call
-                seen.add(name)
-                result.append(KeptModel(name, "@vectorize ufunc (kept as Numba on the PyKokkos target)"))
+            if ("vectorize" in function.options or "guvectorize" in function.options) and name not in seen:
+                seen.add(name)  # a ufunc only kernels call, or a gufunc's function
+                result.append(KeptModel(name, "ufunc (kept as Numba on the PyKokkos target)"))
         return result
 
     def _source_reports(self, reports: list) -> list:
@@ -423,7 +423,7 @@ class PyKokkosEmitter:
         result, seen = [], set()
         for report in reports:
             options = self.module.functions[report.name].options if report.name in self.module.functions else {}
-            name = options.get("ufunc_of") or options.get("stencil_of") or report.name
+            name = options.get("ufunc_of") or options.get("stencil_of") or options.get("gufunc_of") or report.name
             if name in seen:
                 continue
             seen.add(name)

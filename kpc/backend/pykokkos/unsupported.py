@@ -63,9 +63,10 @@ def require_numba_semantics(module, name: str) -> None:
             raise Unsupported(f"@stencil '{function.options['stencil_of']}'", function.loc,
                               "kpc writes a stencil as kernels the drop-in's stencil object calls, for the "
                               "Kokkos C++ target only; on the PyKokkos target the stencil stays Numba's")
-        if function.options.get("vectorize") or function.options.get("ufunc_of"):
-            ufunc = function.options.get("ufunc_of") or other
-            raise Unsupported(f"@vectorize ufunc '{ufunc}'", function.loc,
+        if function.options.get("vectorize") or function.options.get("ufunc_of") \
+                or function.options.get("guvectorize") or function.options.get("gufunc_of"):
+            ufunc = function.options.get("ufunc_of") or function.options.get("gufunc_of") or other
+            raise Unsupported(f"ufunc '{ufunc}' (@vectorize or @guvectorize)", function.loc,
                               "kpc's ufunc object (loop selection, broadcasting of any rank, out=) is written "
                               "for the Kokkos C++ target only; on the PyKokkos target the ufunc stays Numba's")
         if function.options.get("boundscheck") is True:
