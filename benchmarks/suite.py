@@ -80,6 +80,11 @@ KERNEL_API = [
     Entry(_corpus("ufunc_vectorize.py"), "clip_add", _line(ELEMENTS), label="ufunc_clip_add_parallel",
           bytes_per_call="24 * n"),
     Entry(_corpus("ufunc_vectorize.py"), "smooth_step", _square("n,m", SIDES_2D), label="ufunc_smooth_step_cpu"),
+    # @guvectorize: a row-wise scaling (n),()->(n) and a batched matrix-vector product (m,n),(n)->(m)
+    Entry(_corpus("gufunc_guvectorize.py"), "scaled", [{"b": count // 100, "n": 100} for count in ELEMENTS],
+          label="gufunc_scaled_parallel"),
+    Entry(_corpus("gufunc_guvectorize.py"), "matvec", [{"b": count // 256, "m": 16, "n": 16} for count in ELEMENTS[1:]],
+          label="gufunc_matvec_parallel"),
     # @stencil: called from Python (Numba: a serial loop nest) and from @njit(parallel=True) (a parfor)
     Entry(_corpus("stencils.py"), "jacobi", _square("n,m", SIDES_2D), label="stencil_jacobi_python"),
     Entry(_corpus("stencils.py"), "laplacian3d", _square("n,m,p", SIDES_3D), label="stencil_laplacian3d_python"),

@@ -15,39 +15,25 @@ from __future__ import annotations
 
 import numpy as np
 
+from .source_object import NumbaBacked
 from .ufunc import LoopTable, _kind, _needs_cast
 
 
-class GUFunc:
+class GUFunc(NumbaBacked):
     """The drop-in module's ``g`` for ``@guvectorize(...) def g``."""
+
+    kind = "gufunc"
 
     def __init__(self, runtime, name: str, loop, layout: dict, loops: list, target: str = "cpu",
                  doc: str | None = None):
-        self._runtime = runtime
-        self.__name__ = self.__qualname__ = name
-        self.__doc__ = doc
+        super().__init__(runtime, name, doc)
         self._loop = loop
         self._inputs, self._outputs = layout["inputs"], layout["outputs"]
         self.nin, self.nout = len(self._inputs), len(self._outputs)
         self.nargs = self.nin + self.nout
         self._table = LoopTable([(ins, outs[0]) for ins, outs in loops], exact_first=target == "parallel")
         self._outs = {tuple(np.dtype(t) for t in ins): [np.dtype(t) for t in outs] for ins, outs in loops}
-        loop.fallback = lambda: self._numba_loop
-
-    @property
-    def numba(self):
-        return self._runtime.original(self.__name__)
-
-    def _numba_loop(self, *args):
-        raise _Fallback
-
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return getattr(self.numba, name)
-
-    def __repr__(self) -> str:
-        return f"<kpc gufunc '{self.__name__}'>"
+        loop.fallback = lambda: _no_loop
 
     def __call__(self, *args, out=None, **kwargs):
         outs = list(args[self.nin:])
@@ -111,3 +97,8 @@ class GUFunc:
 
 class _Fallback(Exception):
     """This call runs Numba's gufunc (it raises NumPy's error, or takes what kpc does not)."""
+
+
+def _no_loop(*args):
+    """The loop kernel's fallback: the whole call goes to Numba's gufunc (``GUFunc.__call__``)."""
+    raise _Fallback

@@ -9,33 +9,19 @@ Numba stencil.
 
 from __future__ import annotations
 
+from .source_object import NumbaBacked
 
-class Stencil:
+
+class Stencil(NumbaBacked):
     """The drop-in module's ``k`` for ``@stencil def k``."""
 
+    kind = "stencil"
+
     def __init__(self, runtime, name: str, into, new, doc: str | None = None):
-        self._runtime = runtime
-        self.__name__ = self.__qualname__ = name
-        self.__doc__ = doc
+        super().__init__(runtime, name, doc)
         self._into, self._new = into, new
         into.fallback = lambda: self._numba_into
         new.fallback = lambda: self.numba
-
-    @property
-    def numba(self):
-        """The source module's Numba ``StencilFunc``."""
-        return self._runtime.original(self.__name__)
-
-    def _numba_into(self, *args):
-        return self.numba(*args[:-1], out=args[-1])
-
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return getattr(self.numba, name)
-
-    def __repr__(self) -> str:
-        return f"<kpc stencil '{self.__name__}'>"
 
     def __call__(self, *args, out=None, **kwargs):
         if kwargs:

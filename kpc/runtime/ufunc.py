@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .source_object import NumbaBacked
+
 _PYTHON_DEFAULT = {bool: np.dtype(bool), int: np.dtype(np.int64), float: np.dtype(np.float64),
                    complex: np.dtype(np.complex128)}
 _PYTHON_SAMPLE = {bool: False, int: 0, float: 0.0, complex: 0j}
@@ -92,17 +94,17 @@ def _kind(value):
     return kind if kind in _PYTHON_DEFAULT else None
 
 
-class UFunc:
+class UFunc(NumbaBacked):
     """The drop-in module's ``f`` for ``@vectorize def f``: ``scalar`` (the kernel ``f`` on
     scalars), ``into`` (writes into an output array) and ``new`` (returns a new array) are the
     dispatchers of kpc's kernels; ``loops``: the eager signatures as dtype names, None for a
     ufunc typed at each call (Numba's ``DUFunc``)."""
 
+    kind = "ufunc"
+
     def __init__(self, runtime, name: str, scalar, into, new, nin: int, loops=None, target: str = "cpu",
                  doc: str | None = None):
-        self._runtime = runtime
-        self.__name__ = self.__qualname__ = name
-        self.__doc__ = doc
+        super().__init__(runtime, name, doc)
         self.nin, self.nout, self.nargs = nin, 1, nin + 1
         self._scalar, self._into, self._new = scalar, into, new
         self._dynamic = loops is None
@@ -111,22 +113,6 @@ class UFunc:
         self._plans: dict = {}
         into.fallback = lambda: self._numba_into
         new.fallback = lambda: self.numba
-
-    @property
-    def numba(self):
-        """The source module's Numba ufunc (``DUFunc`` or ``np.ufunc``) of this function."""
-        return self._runtime.original(self.__name__)
-
-    def _numba_into(self, *args):
-        return self.numba(*args[:-1], out=args[-1])
-
-    def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return getattr(self.numba, name)  # reduce, accumulate, outer, at, types, identity, ...
-
-    def __repr__(self) -> str:
-        return f"<kpc ufunc '{self.__name__}'>"
 
     def __call__(self, *args, out=None, **kwargs):
         if out is None and not kwargs:

@@ -5,14 +5,12 @@ inputs' dtypes; ``KPC_STRICT=1``: every call runs kpc's kernels."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from kpc.check.runner import import_path
+from corpus_dropin import assert_same, dropin_and_numba
 from kpc.frontend.gufuncs import LayoutError, parse_layout
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "gufunc_guvectorize.py"
@@ -21,27 +19,7 @@ rng = np.random.default_rng(9)
 
 @pytest.fixture(scope="module")
 def modules(tmp_path_factory):
-    from kpc.api import build
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("KPC_STRICT", "1")
-        result = build(CORPUS, tmp_path_factory.mktemp("gufuncs"))
-        spec = importlib.util.spec_from_file_location("kpc_dropin_gufuncs", result.module_path)
-        dropin = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = dropin
-        spec.loader.exec_module(dropin)
-        yield dropin, import_path(CORPUS)
-
-
-def same(got, want):
-    if isinstance(want, tuple):
-        assert isinstance(got, tuple) and len(got) == len(want)
-        for g, w in zip(got, want):
-            same(g, w)
-        return
-    assert type(got) is type(want) and np.asarray(got).dtype == np.asarray(want).dtype
-    assert np.shape(got) == np.shape(want)
-    np.testing.assert_allclose(got, want, rtol=1e-6 if np.asarray(want).dtype == np.float32 else 1e-13)
+    yield from dropin_and_numba(CORPUS, tmp_path_factory.mktemp("gufuncs"))
 
 
 CALLS = [
@@ -61,7 +39,7 @@ CALLS = [
 @pytest.mark.parametrize("name,args", CALLS, ids=[f"{n}-{k}" for k, (n, _) in enumerate(CALLS)])
 def test_call_matches_numba(modules, name, args):
     dropin, numba_module = modules
-    same(getattr(dropin, name)(*args), getattr(numba_module, name)(*args))
+    assert_same(getattr(dropin, name)(*args), getattr(numba_module, name)(*args))
 
 
 @pytest.mark.compile
@@ -71,11 +49,11 @@ def test_out_matches_numba(modules):
     mine, theirs = np.empty(6), np.empty(6)
     assert dropin.norm2(x, out=mine) is mine
     numba_module.norm2(x, out=theirs)
-    same(mine, theirs)
+    assert_same(mine, theirs)
     mine, theirs = np.empty((6, 4), np.float32), np.empty((6, 4), np.float32)  # cast as NumPy casts
     dropin.scaled(x, 2.0, mine)
     numba_module.scaled(x, 2.0, theirs)
-    same(mine, theirs)
+    assert_same(mine, theirs)
     with pytest.raises(ValueError):                                      # core sizes that differ
         dropin.matvec(rng.random((3, 4)), rng.random(5))
 

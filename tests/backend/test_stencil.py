@@ -4,14 +4,12 @@ of other ranks and layouts; ``KPC_STRICT=1``: every call runs kpc's kernels."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from kpc.check.runner import import_path
+from corpus_dropin import assert_same, dropin_and_numba
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "stencils.py"
 rng = np.random.default_rng(5)
@@ -19,21 +17,7 @@ rng = np.random.default_rng(5)
 
 @pytest.fixture(scope="module")
 def modules(tmp_path_factory):
-    from kpc.api import build
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("KPC_STRICT", "1")
-        result = build(CORPUS, tmp_path_factory.mktemp("stencils"))
-        spec = importlib.util.spec_from_file_location("kpc_dropin_stencils", result.module_path)
-        dropin = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = dropin
-        spec.loader.exec_module(dropin)
-        yield dropin, import_path(CORPUS)
-
-
-def same(got, want):
-    assert type(got) is type(want) and got.dtype == want.dtype and got.shape == want.shape
-    np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
+    yield from dropin_and_numba(CORPUS, tmp_path_factory.mktemp("stencils"))
 
 
 CALLS = [
@@ -53,7 +37,7 @@ CALLS = [
 @pytest.mark.parametrize("name,args", CALLS, ids=[f"{n}-{k}" for k, (n, _) in enumerate(CALLS)])
 def test_call_matches_numba(modules, name, args):
     dropin, numba_module = modules
-    same(getattr(dropin, name)(*args), getattr(numba_module, name)(*args))
+    assert_same(getattr(dropin, name)(*args), getattr(numba_module, name)(*args))
 
 
 @pytest.mark.compile
@@ -63,4 +47,4 @@ def test_out_matches_numba(modules, name, args):
     mine, theirs = np.full(args[0].shape, 7.0), np.full(args[0].shape, 7.0)
     assert getattr(dropin, name)(*args, out=mine) is mine
     getattr(numba_module, name)(*args, out=theirs)
-    same(mine, theirs)
+    assert_same(mine, theirs)

@@ -5,15 +5,13 @@ keeps (``reduce``). ``KPC_STRICT=1``: every call runs kpc's kernels, none falls 
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from kpc.check.runner import import_path
+from corpus_dropin import assert_same, dropin_and_numba
 from kpc.runtime.ufunc import LoopTable, _kind
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "ufunc_vectorize.py"
@@ -51,35 +49,15 @@ CALLS = [
 
 
 @pytest.fixture(scope="module")
-def modules(tmp_path_factory, monkeypatch_module):
-    from kpc.api import build
-
-    monkeypatch_module.setenv("KPC_STRICT", "1")
-    result = build(CORPUS, tmp_path_factory.mktemp("vectorize"))
-    spec = importlib.util.spec_from_file_location("kpc_dropin_ufunc_vectorize", result.module_path)
-    dropin = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = dropin
-    spec.loader.exec_module(dropin)
-    return dropin, import_path(CORPUS)
-
-
-@pytest.fixture(scope="module")
-def monkeypatch_module():
-    with pytest.MonkeyPatch.context() as patch:
-        yield patch
-
-
-def same(got, want):
-    assert type(got) is type(want)
-    assert np.asarray(got).dtype == np.asarray(want).dtype and np.shape(got) == np.shape(want)
-    np.testing.assert_allclose(got, want, rtol=1e-6 if np.asarray(want).dtype == np.float32 else 1e-13)
+def modules(tmp_path_factory):
+    yield from dropin_and_numba(CORPUS, tmp_path_factory.mktemp("vectorize"))
 
 
 @pytest.mark.compile
 @pytest.mark.parametrize("name,args", CALLS, ids=[f"{n}-{k}" for k, (n, _) in enumerate(CALLS)])
 def test_call_matches_numba(modules, name, args):
     dropin, numba_module = modules
-    same(getattr(dropin, name)(*args), getattr(numba_module, name)(*args))
+    assert_same(getattr(dropin, name)(*args), getattr(numba_module, name)(*args))
 
 
 @pytest.mark.compile
@@ -90,10 +68,10 @@ def test_out_is_written_and_returned_as_numba_does(modules):
         out, expected = np.empty((6, 5), out_dtype), np.empty((6, 5), out_dtype)
         assert dropin.rel_diff(x, row, out=out) is out
         numba_module.rel_diff(x, row, out=expected)
-        same(out, expected)
+        assert_same(out, expected)
     out = np.zeros((8, 5))[::2]                                        # a strided output
     assert dropin.rel_diff(x[:4], row, out=(out,)) is out
-    same(out, numba_module.rel_diff(x[:4], row))
+    assert_same(out, numba_module.rel_diff(x[:4], row))
     with pytest.raises(ValueError):                                     # NumPy's broadcasting error
         dropin.rel_diff(x, row, out=np.empty(5))
     with pytest.raises(TypeError):                                      # float64 into int64: not same_kind
@@ -109,7 +87,7 @@ def test_ufunc_attributes_come_from_numbas_ufunc(modules):
     assert dropin.rel_diff.types == numba_module.rel_diff.types
     x = np.arange(1.0, 9.0)
     assert dropin.rel_diff_cpu.reduce(x) == numba_module.rel_diff_cpu.reduce(x)
-    same(dropin.rel_diff_cpu.outer(x[:3], x[:4]), numba_module.rel_diff_cpu.outer(x[:3], x[:4]))
+    assert_same(dropin.rel_diff_cpu.outer(x[:3], x[:4]), numba_module.rel_diff_cpu.outer(x[:3], x[:4]))
     # other keywords are Numba's ufunc's own call (its where= raises in Numba 0.68: so does kpc's)
     outcomes = []
     for ufunc in (dropin.rel_diff_cpu, numba_module.rel_diff_cpu):
@@ -120,14 +98,14 @@ def test_ufunc_attributes_come_from_numbas_ufunc(modules):
     if isinstance(outcomes[1], type):
         assert outcomes[0] is outcomes[1]
     else:
-        same(*outcomes)
+        assert_same(*outcomes)
 
 
 @pytest.mark.compile
 def test_a_kernel_calling_ufuncs_translates(modules):
     dropin, numba_module = modules
     x, y = positive(33, 17), positive(17)
-    same(dropin.scaled_rel_diff(x, y, 0.5), numba_module.scaled_rel_diff(x, y, 0.5))
+    assert_same(dropin.scaled_rel_diff(x, y, 0.5), numba_module.scaled_rel_diff(x, y, 0.5))
 
 
 SIGNATURE_LISTS = [
