@@ -17,8 +17,9 @@ not run itself (other keywords such as ``where=`` or ``dtype=``, ``reduce``, ``a
 ['float32', 'float32']
 >>> [str(d) for d in pick.resolve((np.dtype("int32"), np.dtype("float32")))[0]]
 ['float64', 'float64']
->>> [str(d) for d in LoopTable(loops[::-1]).resolve((np.dtype("float32"), np.dtype("float32")))[0]]
-['float32', 'float32']
+>>> f32 = (np.dtype("float32"), np.dtype("float32"))
+>>> [str(LoopTable(loops[::-1], exact_first=e).resolve(f32)[1]) for e in (False, True)]  # target cpu, parallel
+['float64', 'float32']
 >>> pick.resolve((np.dtype("complex128"), float)) is None
 True
 """
