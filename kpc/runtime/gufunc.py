@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .source_object import NumbaBacked
-from .ufunc import LoopTable, _kind, _needs_cast
+from .ufunc import LoopTable, _kind
 
 
 class GUFunc(NumbaBacked):
@@ -54,7 +54,8 @@ class GUFunc(NumbaBacked):
         if loop is None:
             raise _Fallback
         ins = loop[0]
-        values = [np.asarray(v if not _needs_cast(v, d) else np.asarray(v, d), dtype=d) for v, d in zip(values, ins)]
+        values = [v if type(v) is np.ndarray and v.dtype == d else np.asarray(v, dtype=d)
+                  for v, d in zip(values, ins)]
         sizes: dict = {}
         loop_shapes = []
         for value, core in zip(values, self._inputs):
@@ -65,14 +66,19 @@ class GUFunc(NumbaBacked):
                 if sizes.setdefault(name, extent) != extent:
                     raise _Fallback
             loop_shapes.append(value.shape[:split])
-        try:
-            loop_shape = np.broadcast_shapes(*loop_shapes, *(o.shape[:o.ndim - len(c)] for o, c in
-                                                             zip(outs, self._outputs)))
-        except ValueError:
-            raise _Fallback from None
-        count = int(np.prod(loop_shape, dtype=np.int64))
-        flat = [np.ascontiguousarray(np.broadcast_to(v, loop_shape + v.shape[v.ndim - len(c):])).reshape(
-                    (count,) + v.shape[v.ndim - len(c):]) for v, c in zip(values, self._inputs)]
+        loop_shapes += [o.shape[:o.ndim - len(c)] for o, c in zip(outs, self._outputs)]
+        shapes = {shape for shape in loop_shapes if shape}
+        if len(shapes) <= 1:  # the usual call: one loop shape, scalars beside it
+            loop_shape = shapes.pop() if shapes else ()
+        else:
+            try:
+                loop_shape = np.broadcast_shapes(*loop_shapes)
+            except ValueError:
+                raise _Fallback from None
+        count = 1
+        for extent in loop_shape:
+            count *= extent
+        flat = [_flattened(v, loop_shape, len(c), count) for v, c in zip(values, self._inputs)]
         out_dtypes = self._outs[ins]
         results, flat_outs, copies = [], [], []
         for k, core in enumerate(self._outputs):
@@ -93,6 +99,17 @@ class GUFunc(NumbaBacked):
         if not loop_shape:
             results = [r[()] if r.ndim == 0 else r for r in results]
         return results[0] if self.nout == 1 else tuple(results)
+
+
+def _flattened(value: np.ndarray, loop_shape: tuple, core: int, count: int) -> np.ndarray:
+    """``value`` with its loop dimensions broadcast to ``loop_shape`` and flattened into one leading
+    axis of ``count``, C-contiguous (a view where it already is)."""
+    tail = value.shape[value.ndim - core:]
+    if value.shape[:value.ndim - core] == loop_shape and value.flags.c_contiguous:
+        return value.reshape((count,) + tail)
+    if value.ndim == 0:
+        return np.full(count, value, value.dtype)
+    return np.ascontiguousarray(np.broadcast_to(value, loop_shape + tail)).reshape((count,) + tail)
 
 
 class _Fallback(Exception):
