@@ -72,7 +72,26 @@ PRODUCTS = [
     Entry(_corpus("np_matmul.py"), "chain3", _square("n,p,m", SIDES_LA), label="chain_ABC"),
     Entry(_corpus("np_matmul.py"), "scaled_gemm", _square("n,p,m", SIDES_LA), label="gemm_scaled"),
 ]
-SUITES = {"full": SUITE, "products": PRODUCTS}
+# Numba's own kernel API (issue 31): @vectorize ufuncs against Numba's target='parallel' ufuncs
+# (and a target='cpu' one against Numba's serial ufunc); `benchmarks/run.py --suite kernel_api`.
+KERNEL_API = [
+    Entry(_corpus("ufunc_vectorize.py"), "rel_diff", _line(ELEMENTS), label="ufunc_rel_diff_parallel",
+          bytes_per_call="24 * n"),
+    Entry(_corpus("ufunc_vectorize.py"), "clip_add", _line(ELEMENTS), label="ufunc_clip_add_parallel",
+          bytes_per_call="24 * n"),
+    Entry(_corpus("ufunc_vectorize.py"), "smooth_step", _square("n,m", SIDES_2D), label="ufunc_smooth_step_cpu"),
+    # @guvectorize: a row-wise scaling (n),()->(n) and a batched matrix-vector product (m,n),(n)->(m)
+    Entry(_corpus("gufunc_guvectorize.py"), "scaled", [{"b": count // 100, "n": 100} for count in ELEMENTS],
+          label="gufunc_scaled_parallel"),
+    Entry(_corpus("gufunc_guvectorize.py"), "matvec", [{"b": count // 256, "m": 16, "n": 16} for count in ELEMENTS[1:]],
+          label="gufunc_matvec_parallel"),
+    # @stencil: called from Python (Numba: a serial loop nest) and from @njit(parallel=True) (a parfor)
+    Entry(_corpus("stencils.py"), "jacobi", _square("n,m", SIDES_2D), label="stencil_jacobi_python"),
+    Entry(_corpus("stencils.py"), "laplacian3d", _square("n,m,p", SIDES_3D), label="stencil_laplacian3d_python"),
+    Entry(_corpus("stencils.py"), "jacobi_into", _square("n,m", SIDES_2D), label="stencil_jacobi_parallel"),
+    Entry(_corpus("stencils.py"), "jacobi_steps", _square("n,m", SIDES_2D[:5]), label="stencil_jacobi_steps_parallel"),
+]
+SUITES = {"full": SUITE, "products": PRODUCTS, "kernel_api": KERNEL_API}
 
 
 def quick(entries: list) -> list:

@@ -192,7 +192,71 @@ def signature_requests(signatures, generic) -> dict:
         if name not in requested:
             for text in function.signatures:
                 add(name, text)
+    for function in generic.functions.values():
+        stencil = function.options.get("stencil")
+        if stencil and stencil["name"] in requested:  # a stencil called from Python: its new-array kernel
+            requested.setdefault(stencil["new"], []).extend(requested.pop(stencil["name"]))
+    for name, function in generic.functions.items():
+        if "guvectorize" in function.options:
+            for kernel, types in gufunc_requests(function.options["guvectorize"], requested.pop(name, [])):
+                if types not in requested.setdefault(kernel, []):
+                    requested[kernel].append(types)
+        if "vectorize" in function.options:
+            for kernel, types in ufunc_requests(name, function.options["vectorize"], requested.pop(name, [])):
+                if types not in requested.setdefault(kernel, []):
+                    requested[kernel].append(types)
     return requested
+
+
+def gufunc_requests(gufunc: dict, calls: list) -> list:
+    """``(loop kernel, argument types)`` a ``@guvectorize`` function runs for calls of argument types
+    ``calls`` (``kpc.runtime.gufunc.GUFunc``: loop dimensions flattened into one C-contiguous axis)."""
+    import numpy as np
+
+    from kpc.runtime.ufunc import LoopTable
+
+    layout = gufunc["layout"]
+    loops = LoopTable([(ins, outs[0]) for ins, outs in gufunc["loops"]], exact_first=gufunc["target"] == "parallel")
+    outs_of = {tuple(np.dtype(t) for t in ins): outs for ins, outs in gufunc["loops"]}
+    requests = []
+    for types in calls:
+        inputs = types[:len(layout["inputs"])]
+        loop = loops.resolve(tuple(np.dtype(t[1]) for t in inputs))
+        if loop is None:
+            continue
+        flat = [("array", d.name, len(core) + 1, "C") for d, core in zip(loop[0], layout["inputs"])]
+        flat += [("array", out, len(core) + 1, "C") for out, core in zip(outs_of[loop[0]], layout["outputs"])]
+        requests.append((gufunc["loop"], tuple(flat)))
+    return requests
+
+
+def ufunc_requests(name: str, ufunc: dict, calls: list) -> list:
+    """``(kernel, argument types)`` that a ``@vectorize`` function ``name`` runs for calls of
+    argument types ``calls`` (as ``kpc.runtime.ufunc.UFunc`` casts them to their loop; scalars
+    taken as NumPy scalars), and, for its eager signatures, the loops over 1-D contiguous arrays."""
+    import numpy as np
+
+    from kpc.frontend.ufuncs import into_name, new_name
+    from kpc.runtime.ufunc import LoopTable
+
+    loops = LoopTable(ufunc["loops"], exact_first=ufunc["target"] == "parallel")
+    requests = [(into_name(name), tuple(("array", d.name, 1, "C") for d in ins) + (("array", out.name, 1, "C"),))
+                for ins, out in loops.loops]
+    for types in calls:
+        arrays = [t for t in types if t[0] == "array"]
+        if not loops.loops:
+            requests.append((new_name(name) if arrays else name, tuple(types)))
+            continue
+        loop = loops.resolve(tuple(np.dtype(t[1]) for t in types))
+        if loop is None:
+            continue  # NumPy's TypeError, from Numba's ufunc
+        cast = tuple(t if t[1] == d.name else ("array", d.name, t[2], "F" if t[3] == "F" else "C")
+                     if t[0] == "array" else ("scalar", d.name) for t, d in zip(types, loop[0]))
+        if arrays:
+            requests.append((into_name(name), cast + (("array", loop[1].name, max(t[2] for t in arrays), "C"),)))
+        else:
+            requests.append((name, cast))
+    return requests
 
 
 # --------------------------------------------------------------------------- what a build translates
@@ -626,13 +690,34 @@ def emit_dropin_module(path, source, generic, plan: KokkosPlan, specialized: lis
     from the Numba module."""
     from kpc.backend.kokkos.dropin import DropinFunction, emit_dropin, python_signature
 
+    from kpc.frontend.ufuncs import into_name, new_name
+
     functions = []
     for name in plan.translated:
         function = generic.functions[name]
         params = [p.name for p in function.params]
         signature, call_args = python_signature(source, name, params)
+        ufunc = function.options.get("vectorize")
+        if ufunc is not None:
+            if into_name(name) not in plan.translated or new_name(name) not in plan.translated:
+                continue  # the source's Numba ufunc
+            ufunc = dict(ufunc, into=into_name(name), new=new_name(name))
+        hidden = bool(function.options.get("ufunc_of") or function.options.get("stencil_of")
+                      or function.options.get("gufunc_of"))
+        gufunc = function.options.get("guvectorize")
+        if gufunc is not None:
+            if gufunc["loop"] not in plan.translated:
+                continue  # the source's Numba gufunc
+            functions.append(DropinFunction(name, tuple(params), signature, call_args, function.docstring,
+                                            False, hidden=False, gufunc=gufunc))
+            continue
+        eager = name in plan.eager and ufunc is None and not hidden  # a ufunc's loops are typed at each call
         functions.append(DropinFunction(name, tuple(params), signature, call_args, function.docstring,
-                                        name in plan.eager))
+                                        eager, ufunc, hidden))
+    for function in generic.functions.values():
+        stencil = function.options.get("stencil")
+        if stencil and function.name in plan.translated and stencil["new"] in plan.translated:
+            functions.append(DropinFunction(stencil["name"], (), "", "", None, False, stencil=stencil))
     return emit_dropin(
         source_path=path, source_text=source, name=_stem(path), docstring=_module_docstring(source), space=space,
         options={} if auto_parallel else {"auto_parallel": False}, cache_root=cache_root, functions=functions,

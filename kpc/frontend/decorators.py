@@ -6,7 +6,9 @@ Recognized spellings (with ``import numba``, ``import numba as nb`` or
 ``@kpc.jit`` / ``from kpc import jit`` (its options ``strict``, ``space`` are kept as written). ``@jit``
 without ``nopython`` is nopython too (the default since Numba 0.59, and what a
 0.57/0.58 ``@jit`` that compiles without fallback does); ``forceobj=True`` is object
-mode and is rejected. Options read: ``parallel``, ``fastmath``, ``cache``, ``nogil``,
+mode and is rejected. ``@vectorize`` (``numba.vectorize``, with or without a list of signatures,
+``target='cpu'|'parallel'``) makes the function the scalar kernel of a ufunc
+(``kpc.frontend.ufuncs``). Options read: ``parallel``, ``fastmath``, ``cache``, ``nogil``,
 ``boundscheck``, ``error_model`` (``python`` or ``numpy``: whether a zero divisor raises)
 (and the rest Numba accepts, kept as written); ``locals={...}``
 becomes declared local types; eager signatures (a string, a type object such as
@@ -21,6 +23,7 @@ from dataclasses import dataclass, field
 from kpc.ir.diagnostics import KpcError
 from kpc.ir.nodes import Loc
 from kpc.ir.signature import SignatureError, parse_signature, parse_type
+from kpc.ir.types import ScalarType
 
 from .scope import ModuleScope, NotConstant
 from .unsupported import hint
@@ -28,6 +31,15 @@ from .unsupported import hint
 JIT_DECORATORS = {"numba.njit": "njit", "numba.jit": "jit",
                   "numba.core.decorators.njit": "njit", "numba.core.decorators.jit": "jit",
                   "kpc.jit": "njit", "kpc.jit.jit": "njit"}
+# Numba's ufunc decorator: the function is the scalar kernel of a NumPy ufunc (``kpc.frontend.ufuncs``).
+UFUNC_DECORATORS = {"numba.vectorize": "vectorize", "numba.np.ufunc.vectorize": "vectorize",
+                    "numba.np.ufunc.decorators.vectorize": "vectorize", "numba.guvectorize": "guvectorize",
+                    "numba.np.ufunc.guvectorize": "guvectorize",
+                    "numba.np.ufunc.decorators.guvectorize": "guvectorize"}
+STENCIL_DECORATORS = {"numba.stencil": "stencil", "numba.stencils.stencil.stencil": "stencil"}
+STENCIL_OPTIONS = {"neighborhood", "cval", "standard_indexing"}
+UFUNC_OPTIONS = {"target", "identity", "cache", "nopython", "fastmath", "forceobj", "boundscheck", "error_model",
+                 "writable_args"}
 OTHER_NUMBA = ("vectorize", "guvectorize", "stencil", "cfunc", "generated_jit", "jitclass",
                "experimental.jitclass", "overload", "extending.overload")
 KNOWN_OPTIONS = {"parallel", "fastmath", "cache", "nogil", "boundscheck", "nopython", "forceobj",
@@ -63,14 +75,32 @@ class DecoratorReader:
         end = node.end_col_offset if getattr(node, "end_lineno", None) == node.lineno else -1
         return KpcError.at(self.loc(node), message, construct, hint(construct), self.source, end)
 
+    def resolved(self, decorator):
+        """The decorator as written, or the call a top-level name stands for (``pjit = njit(parallel=True)``
+        ... ``@pjit``); ``pjit(...)`` of such a name keeps the bound call's options under its own."""
+        if isinstance(decorator, ast.Name) and decorator.id in self.scope.decorator_calls:
+            return self.scope.decorator_calls[decorator.id]
+        if isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Name) \
+                and decorator.func.id in self.scope.decorator_calls:
+            bound = self.scope.decorator_calls[decorator.func.id]
+            merged = ast.Call(bound.func, list(decorator.args) or list(bound.args),
+                              list(bound.keywords) + list(decorator.keywords))
+            return ast.copy_location(merged, decorator)
+        return decorator
+
     def numba_decorator(self, decorator) -> str | None:
         """``njit``/``jit`` for a Numba JIT decorator, ``numba.<x>`` for another Numba one, else None."""
+        decorator = self.resolved(decorator)
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
         qualified = self.scope.qualify(target)
         if qualified is None:
             return None
         if qualified in JIT_DECORATORS:
             return JIT_DECORATORS[qualified]
+        if qualified in UFUNC_DECORATORS:
+            return UFUNC_DECORATORS[qualified]
+        if qualified in STENCIL_DECORATORS:
+            return STENCIL_DECORATORS[qualified]
         if qualified.startswith("numba."):
             return qualified
         return None
@@ -86,17 +116,24 @@ class DecoratorReader:
         if not numba_ones:
             return None
         decorator, kind = numba_ones[0]
+        decorator = self.resolved(decorator)
         name = fdef.name
-        if kind not in ("njit", "jit"):
+        if kind not in ("njit", "jit", "vectorize", "guvectorize", "stencil"):
             raise self.error(decorator, f"unsupported construct 'numba decorator' @{kind} on '{name}'",
                              "numba decorator")
         for other, other_kind in found:
-            if other is not decorator:
+            if other is not numba_ones[0][0]:
                 raise self.error(other, f"unsupported construct 'decorator' {ast.unparse(other)} on "
                                         f"kernel '{name}'", "decorator")
         if isinstance(fdef, ast.AsyncFunctionDef):
             raise self.error(fdef, f"unsupported construct 'async' kernel '{name}'", "async")
         spec = JitSpec(kind, loc=self.loc(decorator))
+        if kind == "stencil":
+            self._read_stencil(decorator, spec, name)
+            return spec
+        if kind == "guvectorize":
+            self._read_gufunc(decorator, spec, name)
+            return spec
         if isinstance(decorator, ast.Call):
             self._read_call(decorator, spec, name)
         if spec.options.get("error_model", "python") not in ("python", "numpy"):
@@ -106,7 +143,75 @@ class DecoratorReader:
         if spec.options.get("forceobj") is True:
             raise self.error(decorator, f"unsupported construct 'object mode' (forceobj=True) on '{name}'",
                              "object mode")
+        if kind == "vectorize":
+            self._check_ufunc(decorator, spec, name)
         return spec
+
+    def _read_stencil(self, decorator, spec: JitSpec, name: str) -> None:
+        """``@stencil``'s options (``neighborhood``, ``cval``, ``standard_indexing``; the mode
+        ``'constant'``, Numba's only one), constants as other decorator options are."""
+        if not isinstance(decorator, ast.Call):
+            return
+        for arg in decorator.args:
+            if not (isinstance(arg, ast.Constant) and arg.value == "constant"):
+                raise self.error(arg, f"unsupported construct 'decorator option' {ast.unparse(arg)} of @stencil "
+                                      f"on '{name}'", "decorator option")
+        for keyword in decorator.keywords:
+            if keyword.arg not in STENCIL_OPTIONS:
+                raise self.error(keyword.value, f"unsupported construct 'decorator option' {keyword.arg}= of "
+                                                f"@stencil on '{name}'", "decorator option")
+            spec.options[keyword.arg] = self._option_value(keyword, name)
+
+    def _read_gufunc(self, decorator, spec: JitSpec, name: str) -> None:
+        """``@guvectorize(signatures, layout, target=...)``: the layout string is kept as
+        ``options["layout"]`` (``kpc.frontend.gufuncs`` parses it), each signature's types as for
+        ``@vectorize`` (arrays of the core ranks, scalars)."""
+        args = list(decorator.args) if isinstance(decorator, ast.Call) else []
+        keywords = {k.arg: k.value for k in decorator.keywords} if isinstance(decorator, ast.Call) else {}
+        signatures = args[0] if len(args) == 2 else keywords.pop("ftylist", None)
+        layout = args[1] if len(args) == 2 else (args[0] if len(args) == 1 else keywords.pop("signature", None))
+        if layout is None or len(args) > 2:
+            raise self.error(decorator, f"unsupported construct 'decorator option' @guvectorize on '{name}' "
+                                        "without a layout string", "decorator option")
+        try:
+            spec.options["layout"] = self.scope.evaluate(layout)
+        except NotConstant:
+            spec.options["layout"] = None
+        if not isinstance(spec.options["layout"], str):
+            raise self.error(layout, f"unsupported construct 'decorator option' layout {ast.unparse(layout)} of "
+                                     f"@guvectorize on '{name}': not a string constant", "decorator option")
+        for key, value in keywords.items():
+            if key is None or key not in UFUNC_OPTIONS:
+                raise self.error(value, f"unsupported construct 'decorator option' {key}= of @guvectorize on "
+                                        f"'{name}'", "decorator option")
+            spec.options[key] = self._option_value(ast.keyword(key, value), name)
+        if signatures is not None:
+            self._read_signatures(signatures, spec, name)
+        target = spec.options.get("target", "cpu")
+        if target not in ("cpu", "parallel"):
+            raise self.error(decorator, f"unsupported construct 'ufunc target' target={target!r} on '{name}': "
+                                        "kpc translates target='cpu' and 'parallel'", "ufunc target")
+        if spec.options.get("writable_args"):
+            raise self.error(decorator, f"unsupported construct 'decorator option' writable_args= of @guvectorize "
+                                        f"on '{name}': kpc passes inputs as broadcast copies", "decorator option")
+
+    def _check_ufunc(self, decorator, spec: JitSpec, name: str) -> None:
+        """``@vectorize``'s options as Numba reads them: ``target`` ``cpu``/``parallel`` (``cuda``
+        kernels stay Numba), each eager signature ``ret(scalar, ...)`` of scalars."""
+        unknown = sorted(set(spec.options) - UFUNC_OPTIONS)
+        if unknown:
+            raise self.error(decorator, f"unsupported construct 'decorator option' {unknown[0]}= of @vectorize "
+                                        f"on '{name}'", "decorator option")
+        target = spec.options.get("target", "cpu")
+        if target not in ("cpu", "parallel"):
+            raise self.error(decorator, f"unsupported construct 'ufunc target' target={target!r} on '{name}': "
+                                        "kpc translates target='cpu' and 'parallel'", "ufunc target")
+        for text, parsed in zip(spec.signatures, spec.parsed):
+            if parsed.return_type is None or any(not isinstance(t, ScalarType) for t in
+                                                 (*parsed.args, parsed.return_type)):
+                raise self.error(decorator, f"unsupported construct 'eager signature' {text!r} of @vectorize on "
+                                            f"'{name}': a ufunc's signature is 'ret(arg, ...)' of scalar types",
+                                 "eager signature")
 
     def _read_call(self, call: ast.Call, spec: JitSpec, name: str) -> None:
         signature_node = call.args[0] if call.args else None
@@ -115,8 +220,14 @@ class DecoratorReader:
                                            "a second positional argument", "decorator option")
         for keyword in call.keywords:
             if keyword.arg is None:
-                raise self.error(keyword.value, f"unsupported construct 'decorator option' **{ast.unparse(keyword.value)} "
-                                                f"on '{name}'", "decorator option")
+                try:
+                    spread = self.scope.evaluate_dict(keyword.value)
+                except NotConstant:
+                    raise self.error(keyword.value, f"unsupported construct 'decorator option' "
+                                                    f"**{ast.unparse(keyword.value)} on '{name}': not a dict of "
+                                                    f"constants", "decorator option") from None
+                spec.options.update(spread)
+                continue
             if keyword.arg == "signature_or_function":
                 signature_node = keyword.value
                 continue
@@ -172,6 +283,8 @@ class DecoratorReader:
                 text = self.scope.constants[item.id]
             elif isinstance(item, (ast.Call, ast.Subscript, ast.Attribute, ast.Name)):
                 text = ast.unparse(item)
+            elif isinstance(item, ast.Tuple) and item.elts:  # argument types alone: (float64[:], float64[:])
+                text = "(" + ", ".join(ast.unparse(e) for e in item.elts) + ")"
             if text is None:
                 raise self.error(item, f"unsupported construct 'eager signature' {ast.unparse(item)} on '{name}'",
                                  "eager signature")

@@ -8,6 +8,8 @@ these normalizations, which do not change meaning:
 - ``a < b < c`` becomes ``a < b and b < c`` (``b`` lowered twice);
 - ``-3`` is the constant ``-3``; ``np.newaxis`` is the constant ``None``;
 - ``for i in range(n)`` gets explicit ``start=0`` and ``step=1``;
+- ``for i, j in np.ndindex(n, m)`` becomes nested ``range`` loops (``ndindex_loop``); ``a.flat``
+  is read as ``a.ravel()``;
 - ``for v in a``, ``for i, v in enumerate(a)`` and ``for v, w in zip(a, b)`` become index
   loops over ``range(len(a))`` (zip: the shortest length) whose body starts with ``v = a[i]``
   (``element_loop``);
@@ -253,6 +255,8 @@ class FunctionLowering:
     def target(self, node) -> n.Expr:
         if isinstance(node, ast.Name):
             return n.Name(node.id, loc=self.loc(node))
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "flat":
+            raise self.reject(node, "assignment through .flat", f"{ast.unparse(node)} (index the array itself)")
         if isinstance(node, ast.Subscript):
             return self.subscript(node)
         if isinstance(node, (ast.Tuple, ast.List)):
@@ -276,6 +280,8 @@ class FunctionLowering:
         if node.orelse:
             raise self.reject(node, "for-else")
         kind = self.range_kind(node.iter)
+        if kind is None and isinstance(node.iter, ast.Call) and self.qualify(node.iter.func) == "numpy.ndindex":
+            return self.ndindex_loop(node)
         if kind is None and self.constant_tuple(node.iter) is not None:
             return self.tuple_loop(node)
         if kind is None:
@@ -295,6 +301,46 @@ class FunctionLowering:
             step = args[2] if len(args) == 3 else n.Const(1, loc=args[1].loc)
         var = n.Name(node.target.id, loc=self.loc(node.target))
         return [n.For(var, start, stop, step, self.block(node.body), kind=kind, loc=self.loc(node))]
+
+    def ndindex_loop(self, node: ast.For) -> list:
+        """``for i, j in np.ndindex(n, m)`` (or ``np.ndindex(a.shape)``, ``np.ndindex((n, m))``): nested
+        ``range`` loops, the last index fastest, as NumPy's C order; a single target ``idx`` is bound to
+        the tuple of indices at the top of the body. The rank comes from the extents written out, or
+        from the unpacking target for ``np.ndindex(a.shape)``."""
+        call, target, loc = node.iter, node.target, self.loc(node)
+        if call.keywords:
+            raise self.reject(call, "keyword argument", "np.ndindex() takes extents only")
+        names = [t.id for t in target.elts] if isinstance(target, ast.Tuple) and all(
+            isinstance(t, ast.Name) for t in target.elts) else None
+        if names is None and not isinstance(target, ast.Name):
+            raise self.reject(target, "tuple loop target", ast.unparse(target))
+        args = call.args
+        if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
+            args = args[0].elts
+        if len(args) == 1 and isinstance(args[0], ast.Attribute) and args[0].attr == "shape":
+            if names is None:
+                raise self.reject(call, "iteration over a non-array", "np.ndindex(a.shape) with one loop "
+                                  "target: unpack the indices (for i, j in np.ndindex(a.shape))")
+            shape = self.expr(args[0])
+            extents = [n.Index(shape, [n.Const(d, loc=loc)], loc=loc) if d == 0 else
+                       n.Index(self.expr(args[0]), [n.Const(d, loc=loc)], loc=loc) for d in range(len(names))]
+        elif args and not any(isinstance(a, ast.Starred) for a in args):
+            extents = [self.expr(a) for a in args]
+        else:
+            raise self.reject(call, "iteration over a non-array", f"for ... in {ast.unparse(call)}")
+        if names is not None and len(names) != len(extents):
+            raise self.fail(target, f"np.ndindex() of {len(extents)} extents unpacked into {len(names)} names",
+                            "tuple loop target")
+        if names is None:
+            names = [self.fresh_name(f"{target.id}_{d}") for d in range(len(extents))]
+            self.locals.update(names)
+        body = self.block(node.body)
+        if isinstance(target, ast.Name):
+            index = n.TupleExpr([n.Name(v, loc=loc) for v in names], loc=loc)
+            body = [n.Assign(n.Name(target.id, loc=self.loc(target)), index, loc=loc)] + body
+        for var, extent in reversed(list(zip(names, extents))):
+            body = [n.For(n.Name(var, loc=loc), n.Const(0, loc=loc), extent, n.Const(1, loc=loc), body, loc=loc)]
+        return body
 
     def constant_tuple(self, node) -> list | None:
         """The elements of a tuple of number constants a loop runs over (``(0, 1)``, ``(0.25, 0.5)``,
@@ -548,6 +594,8 @@ class FunctionLowering:
         qualified = self.qualify(node)
         if qualified is not None:
             return self.qualified_value(node, qualified)
+        if node.attr == "flat":  # read through: the elements in C order, as a.ravel() gives them
+            return n.Call(".ravel", [self.expr(node.value)], "numpy", loc=self.loc(node))
         if node.attr not in lib.ARRAY_ATTRIBUTES and node.attr not in lib.COMPLEX_ATTRIBUTES:
             raise self.reject(node, "attribute", f".{node.attr}")
         return n.Attribute(self.expr(node.value), node.attr, loc=self.loc(node))
@@ -690,11 +738,33 @@ class FunctionLowering:
                 raise self.reject(node, "NumPy function", f"np.{name}()")
             if name in lib.NUMPY_BOUND:
                 return self.bound_numpy_call(node, name)
+            first = node.args[0] if node.args else None
+            if isinstance(first, ast.Name) and first.id not in self.locals \
+                    and isinstance(self.scope.constants.get(first.id), tuple) and name in ("array", "asarray"):
+                first = ast.copy_location(ast.parse(repr(self.scope.constants[first.id]), mode="eval").body, first)
+                node = ast.copy_location(ast.Call(node.func, [first] + node.args[1:], node.keywords), node)
+                for sub in ast.walk(first):
+                    ast.copy_location(sub, node)
+            if name in ("array", "asarray") and node.args and isinstance(node.args[0], (ast.List, ast.Tuple)):
+                # np.array([x, y, z]), np.array([[1, 2], [3, 4]]), np.array((a, b)): numbers laid out
+                # as a (nested) tuple, the array built by lower-numpy
+                args = [self.literal_elements(node.args[0])] + [self.expr(a) for a in node.args[1:]]
+                return n.Call("np.array", args, "numpy", self.keywords(node), loc=loc)
             args = [self.expr(a) for a in node.args]
             return n.Call(f"np.{name}", args, "numpy", self.keywords(node), loc=loc)
         if qualified == "numba.prange":
             raise self.reject(node, "range outside a for loop", "prange()")
         raise self.reject(node, "call into another library", f"{_canonical(qualified)}()")
+
+    def literal_elements(self, node) -> n.TupleExpr:
+        """The elements of ``np.array([...])``'s nested list or tuple literal, as nested ``TupleExpr``s."""
+        if not node.elts or any(isinstance(e, ast.Starred) for e in node.elts):
+            raise self.reject(node, "list", f"np.array({ast.unparse(node)}): a literal of numbers, one per element")
+        nested = [isinstance(e, (ast.List, ast.Tuple)) for e in node.elts]
+        if any(nested) and not all(nested):
+            raise self.reject(node, "list", f"np.array({ast.unparse(node)}) mixes rows and numbers")
+        return n.TupleExpr([self.literal_elements(e) if isinstance(e, (ast.List, ast.Tuple)) else self.expr(e)
+                            for e in node.elts], loc=self.loc(node))
 
     def random_call(self, node: ast.Call, attr: str) -> n.Call:
         """``np.random.<f>(...)``, its arguments bound to NumPy's parameters in order up to the

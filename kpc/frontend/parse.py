@@ -17,11 +17,16 @@ from kpc.ir.diagnostics import KpcError
 from kpc.ir.module import Module, Rejected
 from kpc.ir.nodes import Call, Loc, walk
 from kpc.ir.signature import Signature, SignatureError, parse_signature
-from kpc.ir.types import UNKNOWN
+from kpc.ir.types import UNKNOWN, ArrayType
 
 from .decorators import DecoratorReader
+from .gufuncs import LOOP as GUFUNC_LOOP, LayoutError, loop_kernel, parse_layout
 from .lower import FunctionLowering
 from .scope import ModuleScope
+from .stencils import AT as STENCIL_AT, INTO as STENCIL_INTO, NEW as STENCIL_NEW
+from .stencils import SCOPE_NAMES as STENCIL_SCOPE_NAMES, StencilError, StencilSpec
+from .stencils import rename_calls as rename_stencil_calls
+from .ufuncs import array_kernels, kernel_options
 from .unsupported import hint
 
 
@@ -45,13 +50,50 @@ def parse_module(source: str, path: str = "<string>", signatures=None, strict: b
 
     defs = [s for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
     kernels = {d.name for d in defs if any(reader.numba_decorator(x) for x in d.decorator_list)}
+    stencils = {d.name for d in defs if any(reader.numba_decorator(x) == "stencil" for x in d.decorator_list)}
+    gufuncs = {d.name for d in defs if any(reader.numba_decorator(x) == "guvectorize" for x in d.decorator_list)}
+    if stencils or gufuncs:
+        scope.aliases.update(STENCIL_SCOPE_NAMES)
+        kernels |= {GUFUNC_LOOP.format(g) for g in gufuncs}
+    if stencils:
+        kernels |= {name.format(s) for s in stencils for name in (STENCIL_AT, STENCIL_INTO, STENCIL_NEW)}
     for fdef in defs:
         try:
             spec = reader.read(fdef)
             if spec is None:
                 continue
+            if spec.spelling == "stencil":
+                overrides.pop(fdef.name, None)  # called from Python: the pipeline types its kernels
+                for function in _stencil_kernels(fdef, spec, scope, kernels, path, source):
+                    signature = overrides.pop(function.name, None)
+                    if signature is not None:
+                        _apply_signature(function, signature, function.loc, source)
+                    module.add(function)
+                continue
+            if stencils:
+                rename_stencil_calls(fdef, stencils)
             function = FunctionLowering(fdef, spec, scope, kernels, path, source).lower()
-            signature = overrides.pop(fdef.name, None) or (spec.parsed[0] if spec.parsed else None)
+            if spec.spelling == "guvectorize":
+                overrides.pop(fdef.name, None)  # the loop kernel is typed per call (pipeline)
+                for kernel in _gufunc_kernels(fdef, function, spec, scope, kernels, path, source):
+                    signature = overrides.pop(kernel.name, None)
+                    if signature is not None:
+                        _apply_signature(kernel, signature, kernel.loc, source)
+                    module.add(kernel)
+                continue
+            if spec.spelling == "vectorize":
+                # a ufunc's loops are typed per call (kpc.runtime.ufunc casts to the loop's types)
+                function.options["vectorize"] = {
+                    "target": spec.options.get("target", "cpu"), "nin": len(function.params),
+                    "loops": [[[t.numpy_name for t in sig.args], sig.return_type.numpy_name] for sig in spec.parsed]}
+                function.signatures = []
+                ufunc_kernels = _ufunc_kernels(fdef, spec, scope, kernels | {fdef.name}, path, source)
+                signature = overrides.pop(fdef.name, None)
+                if signature is not None and any(isinstance(t, ArrayType) for t in signature.args):
+                    signature = None  # a ufunc of arrays: its array kernels are typed instead (pipeline)
+            else:
+                ufunc_kernels = []
+                signature = overrides.pop(fdef.name, None) or (spec.parsed[0] if spec.parsed else None)
             if signature is not None:
                 _apply_signature(function, signature, spec.loc or function.loc, source)
         except KpcError as err:
@@ -61,6 +103,11 @@ def parse_module(source: str, path: str = "<string>", signatures=None, strict: b
             overrides.pop(fdef.name, None)  # a kernel kept as Numba: its --signature has nothing to type
             continue
         module.add(function)
+        for kernel in ufunc_kernels:
+            signature = overrides.pop(kernel.name, None)
+            if signature is not None:
+                _apply_signature(kernel, signature, kernel.loc, source)
+            module.add(kernel)
     if overrides:
         name = next(iter(overrides))
         known = ", ".join(module.functions) or "none"
@@ -72,6 +119,73 @@ def parse_module(source: str, path: str = "<string>", signatures=None, strict: b
         _reject_callers_of_rejected(module, kernels, source, strict)
         module.rebuild_callgraph()
     return module
+
+
+def _ufunc_kernels(fdef, spec, scope, kernels: set, path: str, source: str) -> list:
+    """The array kernels of the ``@vectorize`` function ``fdef`` (``kpc.frontend.ufuncs``), lowered."""
+    from .decorators import JitSpec
+
+    options = kernel_options(spec.options)
+    lowered = []
+    for kernel in array_kernels(fdef):
+        function = FunctionLowering(kernel, JitSpec("njit", dict(options), loc=spec.loc), scope, kernels,
+                                    path, source).lower()
+        function.options["ufunc_of"] = fdef.name
+        lowered.append(function)
+    return lowered
+
+
+def _gufunc_kernels(fdef, function, spec, scope, kernels: set, path: str, source: str) -> list:
+    """The ``@guvectorize`` function (a device kernel, ``function``) and its loop kernel
+    (``kpc.frontend.gufuncs``), lowered; the layout checked as Numba checks it."""
+    from .decorators import JitSpec
+
+    try:
+        layout = parse_layout(spec.options["layout"])
+        loop = loop_kernel(fdef, layout)
+        for parsed in spec.parsed:
+            if len(parsed.args) != len(layout.inputs) + len(layout.outputs):
+                raise LayoutError(f"signature {parsed} has {len(parsed.args)} types for a layout of "
+                                  f"{len(layout.inputs) + len(layout.outputs)} arguments")
+            for ty, group in zip(parsed.args, layout.inputs + layout.outputs):
+                rank = getattr(ty, "ndim", 0)
+                if rank != len(group) and not (rank == 1 and not group):
+                    raise LayoutError(f"signature {parsed}: {ty} does not have the rank of ({', '.join(group)})")
+    except LayoutError as error:
+        raise KpcError.at(spec.loc or function.loc, f"unsupported construct 'gufunc layout' on '{fdef.name}': "
+                                                    f"{error}", "gufunc layout", "", source) from None
+    function.signatures = []
+    function.options["guvectorize"] = {"layout": layout.as_dict(), "target": spec.options.get("target", "cpu"),
+                                       "loop": GUFUNC_LOOP.format(fdef.name), "loops": [
+                                           [[getattr(t, "dtype", t).numpy_name for t in parsed.args[:layout.nin]],
+                                            [getattr(t, "dtype", t).numpy_name for t in parsed.args[layout.nin:]]]
+                                           for parsed in spec.parsed]}
+    options = kernel_options(spec.options)
+    lowered = FunctionLowering(loop, JitSpec("njit", options, loc=spec.loc), scope, kernels, path, source).lower()
+    lowered.options["gufunc_of"] = fdef.name
+    return [function, lowered]
+
+
+def _stencil_kernels(fdef, spec, scope, kernels: set, path: str, source: str) -> list:
+    """The kernels of the ``@stencil`` function ``fdef`` (``kpc.frontend.stencils``), lowered."""
+    from .decorators import JitSpec
+
+    try:
+        stencil = StencilSpec.read(fdef, spec.options)
+    except StencilError as error:
+        node = error.node
+        raise KpcError.at(Loc(path, node.lineno, node.col_offset), f"unsupported construct 'stencil' "
+                          f"'{fdef.name}': {error}", "stencil", hint("stencil"), source) from None
+    lowered = []
+    for kernel, parallel in zip(stencil.kernels(), (False, True, True)):
+        options = {"parallel": True} if parallel else {}
+        function = FunctionLowering(kernel, JitSpec("njit", options, loc=spec.loc), scope, kernels,
+                                    path, source).lower()
+        function.options["stencil_of"] = fdef.name
+        lowered.append(function)
+    lowered[1].options["stencil"] = {"name": fdef.name, "nin": len(stencil.params),
+                                     "new": lowered[2].name, "into": lowered[1].name}
+    return lowered
 
 
 def _normalize_signatures(signatures, path: str) -> dict:

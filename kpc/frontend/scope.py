@@ -7,7 +7,11 @@ kernels freeze, as Numba does (``N = 3``, ``TWO_PI = 2 * math.pi``,
 kernels or plain Python functions. Nothing of the user's module is executed: constants
 are evaluated from the syntax tree with a small evaluator over numbers, earlier
 constants, ``math`` and NumPy's elementary functions (computed by NumPy itself, so the
-value is the one the module would get) and ``int``/``float``/``abs``/``min``/``max``/``round``.
+value is the one the module would get), ``int``/``float``/``bool``/``abs``/``min``/``max``/``round``,
+comparisons, ``and``/``or``/``not`` and ``x if c else y``. Decorator options may come from such
+constants (``RUN_PARALLEL = True`` ... ``@njit(parallel=RUN_PARALLEL)``), from a dict of them
+spread into the call (``OPTS = dict(parallel=True)`` ... ``@njit(**OPTS)``; ``option_dicts``) or
+from a decorator bound to a name (``pjit = njit(parallel=True)`` ... ``@pjit``; ``decorator_calls``).
 A value Numba would not freeze as a number of its own type (an int beyond int64, a
 NumPy float32) is not a constant.
 
@@ -39,6 +43,8 @@ _BINOPS = {
 }
 _UNARYOPS = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert,
              ast.Not: operator.not_}
+_COMPARES = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+             ast.Gt: operator.gt, ast.GtE: operator.ge}
 
 MATH_CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau, "inf": math.inf, "nan": math.nan}
 NUMPY_CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan,
@@ -53,7 +59,7 @@ _PURE_NUMPY = {"sqrt", "cbrt", "exp", "exp2", "expm1", "log", "log2", "log10", "
                "arccosh", "arctanh", "hypot", "floor", "ceil", "trunc", "rint", "round", "around",
                "abs", "absolute", "fabs", "power", "square", "deg2rad", "rad2deg", "degrees",
                "radians", "float64", "int64", "double", "minimum", "maximum"}
-_PURE_BUILTINS = {"int": int, "float": float, "abs": abs, "min": min, "max": max, "round": round}
+_PURE_BUILTINS = {"int": int, "float": float, "abs": abs, "min": min, "max": max, "round": round, "bool": bool}
 # np.finfo(np.float64).<attr>: float64 only (a float32 finfo value is a float32 Numba freezes as such).
 _FINFO_FLOAT64 = {"numpy.float64", "numpy.double", "numpy.float_", "float"}
 _FINFO_ATTRS = {"eps", "max", "min", "tiny", "smallest_normal", "resolution", "epsneg"}
@@ -72,7 +78,10 @@ class ModuleScope:
     ``constants``: name -> Python value of numeric constants (and strings, for signatures);
     ``variables``: top-level names bound to something that is not a constant (arrays, ...);
     ``functions``: name -> ``ast.FunctionDef`` of every top-level def; ``classes``: names;
-    ``imports``: the import statements, as records for ``Module.imports``.
+    ``imports``: the import statements, as records for ``Module.imports``;
+    ``option_dicts``: name -> ``{key: value}`` of a top-level dict of constants (``OPTS = dict(parallel=True)``),
+    for decorators that spread it (``@njit(**OPTS)``); ``decorator_calls``: name -> the ``ast.Call`` a
+    top-level name is bound to (``pjit = njit(parallel=True)``), for decorators spelled by that name.
     """
 
     aliases: dict = field(default_factory=dict)
@@ -81,6 +90,8 @@ class ModuleScope:
     functions: dict = field(default_factory=dict)
     classes: set = field(default_factory=set)
     imports: list = field(default_factory=list)
+    option_dicts: dict = field(default_factory=dict)
+    decorator_calls: dict = field(default_factory=dict)
 
     @classmethod
     def from_tree(cls, tree: ast.Module) -> "ModuleScope":
@@ -126,6 +137,8 @@ class ModuleScope:
                 value = NotConstant
             for target in targets:
                 self._bind(target, value)
+            if value is NotConstant and len(targets) == 1 and isinstance(targets[0], ast.Name):
+                self._bind_call(targets[0].id, stmt.value)
 
     def _bind(self, target, value) -> None:
         """Bind an assignment target to a constant value (``NotConstant``: a variable), unpacking
@@ -146,7 +159,29 @@ class ModuleScope:
                 self._forget(name)
                 self.variables.add(name)
 
+    def _bind_call(self, name: str, value) -> None:
+        """Keep a dict of constants (``option_dicts``) or a call (``decorator_calls``) bound to ``name``."""
+        try:
+            self.option_dicts[name] = self.evaluate_dict(value)
+        except NotConstant:
+            if isinstance(value, ast.Call):
+                self.decorator_calls[name] = value
+
+    def evaluate_dict(self, node) -> dict:
+        """The value of ``{"k": constant, ...}`` or ``dict(k=constant, ...)``, else ``NotConstant``."""
+        if isinstance(node, ast.Name) and node.id in self.option_dicts:
+            return dict(self.option_dicts[node.id])
+        if isinstance(node, ast.Dict) and all(isinstance(k, ast.Constant) and isinstance(k.value, str)
+                                              for k in node.keys):
+            return {k.value: self.evaluate(v) for k, v in zip(node.keys, node.values)}
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict" \
+                and not self._shadowed("dict") and not node.args and all(k.arg for k in node.keywords):
+            return {k.arg: self.evaluate(k.value) for k in node.keywords}
+        raise NotConstant
+
     def _forget(self, name: str) -> None:
+        self.option_dicts.pop(name, None)
+        self.decorator_calls.pop(name, None)
         self.aliases.pop(name, None)
         self.constants.pop(name, None)
         self.variables.discard(name)
@@ -191,6 +226,27 @@ class ModuleScope:
                 raise NotConstant from None
         if isinstance(node, ast.Tuple):
             return tuple(self.evaluate(e) for e in node.elts)
+        if isinstance(node, ast.Compare) and all(type(op) in _COMPARES for op in node.ops):
+            left = self._number_or_text(node.left)
+            for op, comparator in zip(node.ops, node.comparators):
+                right = self._number_or_text(comparator)
+                try:
+                    if not _COMPARES[type(op)](left, right):
+                        return False
+                except TypeError:
+                    raise NotConstant from None
+                left = right
+            return True
+        if isinstance(node, ast.BoolOp):
+            values = [self.evaluate(v) for v in node.values]
+            result = values[0]
+            for value in values[1:]:
+                if isinstance(node.op, ast.And) and not result or isinstance(node.op, ast.Or) and result:
+                    break
+                result = value
+            return result
+        if isinstance(node, ast.IfExp):
+            return self.evaluate(node.body) if self.evaluate(node.test) else self.evaluate(node.orelse)
         if isinstance(node, ast.Call) and not node.keywords:
             return self._call(node)
         raise NotConstant
@@ -230,6 +286,12 @@ class ModuleScope:
     def _shadowed(self, name: str) -> bool:
         return name in self.aliases or name in self.constants or name in self.variables \
             or name in self.functions or name in self.classes
+
+    def _number_or_text(self, node):
+        value = self.evaluate(node)
+        if isinstance(value, (bool, int, float, str)):
+            return value
+        raise NotConstant
 
     def _number(self, node):
         value = self.evaluate(node)

@@ -84,7 +84,7 @@ NUMPY_LIKE = frozenset({"empty_like", "zeros_like", "ones_like", "full_like"})
 NUMPY_OTHER = frozenset({
     "arange", "linspace", "eye", "identity", "dot", "vdot", "matmul", "outer", "where", "copy",
     "transpose", "cumsum", "cumprod", "clip", "linalg.norm", "ravel", "reshape", "sort",
-    "argsort", "diff", "trace", "isclose", "allclose", "asarray", "ascontiguousarray", "round",
+    "argsort", "diff", "trace", "isclose", "allclose", "asarray", "ascontiguousarray", "array", "round",
     "around", "empty_like", "concatenate", "stack", "hstack", "vstack", "full_like",
     "triu", "tril", "flip", "fliplr", "flipud",
 })

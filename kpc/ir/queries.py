@@ -128,3 +128,12 @@ def called_inside(module, is_loop) -> set:
             found.add(name)
             stack += [c.func for c in n.walk(module.functions[name]) if isinstance(c, n.Call) and c.kind == "kernel"]
     return found
+
+
+def elementwise_call(callee, call) -> bool:
+    """Whether ``call`` of ``callee`` (a ``Function``) calls a ``@vectorize`` kernel with arrays: it
+    works on their elements, so its arguments need not match the callee's scalar parameters
+    (``lower-numpy`` writes the loop over the broadcast operands)."""
+    from .types import ArrayType
+
+    return bool(callee.options.get("vectorize")) and isinstance(call.type, ArrayType)

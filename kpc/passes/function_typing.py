@@ -372,6 +372,8 @@ class FunctionTyping:
         callee = self.mt.module.functions.get(node.func)
         if callee is None:
             raise self.error(node, f"kernel '{node.func}' is not part of this module", "call")
+        if callee.options.get("vectorize") and any(isinstance(a, ArrayType) for a in args):
+            return self.ufunc_call(node, callee, args)
         self.calls.setdefault(node.func, []).append((node, args))
         for param, ty in zip(callee.params, args):
             if param.type != UNKNOWN and ty != UNKNOWN and not rules.can_convert(ty, param.type):
@@ -380,6 +382,21 @@ class FunctionTyping:
         if callee.return_type != UNKNOWN:
             return callee.return_type
         return self.mt.returns.get(node.func, UNKNOWN)
+
+    def ufunc_call(self, node: n.Call, callee: n.Function, args: list) -> Type:
+        """A ``@vectorize`` kernel called with arrays: element by element over the broadcast
+        operands, the callee typed for the elements (as Numba's ufunc inside a kernel)."""
+        elements = [a.dtype if isinstance(a, ArrayType) else a for a in args]
+        if any(not isinstance(e, ScalarType) for e in elements):
+            raise self.error(node, f"ufunc '{node.func}' takes arrays and scalars, not "
+                                   f"{', '.join(str(a) for a in args)}", "type error")
+        self.calls.setdefault(node.func, []).append((node, elements))
+        returned = callee.return_type if callee.return_type != UNKNOWN else self.mt.returns.get(node.func, UNKNOWN)
+        if returned == UNKNOWN:
+            return UNKNOWN
+        if not isinstance(returned, ScalarType):
+            raise self.error(node, f"ufunc '{node.func}' returns a {returned}, not a scalar", "type error")
+        return ArrayType(returned, max(a.ndim for a in args if isinstance(a, ArrayType)), "C")
 
     def check_returns(self) -> None:
         values = [(s, t) for s, t in self.returns]

@@ -62,6 +62,7 @@ from kpc.ir import nodes as n
 from kpc.ir.intrinsics import NUMPY_BOUND, NUMPY_RANDOM, NUMPY_UFUNCS
 from kpc.ir.diagnostics import KpcError, Note
 from kpc.ir.nodes import format_expr
+from kpc.ir.queries import elementwise_call
 from kpc.ir.printer import format_function  # noqa: F401  (doctest)
 from kpc.ir.types import NONE, SLICE, ArrayType, ScalarType
 
@@ -632,6 +633,8 @@ class InferViewDims(Pass):
         first_site = {}
         for caller in module.callers(callee):
             for site in module.sites(caller, callee):
+                if elementwise_call(function, site.call):
+                    continue
                 for param, arg in zip(function.params, site.call.args):
                     ptype, atype = param.type, arg.type
                     if not isinstance(ptype, ArrayType) and not isinstance(atype, ArrayType):

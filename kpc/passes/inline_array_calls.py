@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from kpc.ir import nodes as n
 from kpc.ir.queries import nested_bodies
+from kpc.ir.queries import elementwise_call
 from kpc.ir.types import ArrayType, TupleType
 
 from .manager import Pass, register
@@ -136,6 +137,7 @@ class _Inliner:
                 return found
         if (isinstance(expr, n.Call) and expr.kind == "kernel" and expr.func in self.module.functions
                 and expr.func != self.function.name and _returns_array(expr.type)
+                and not elementwise_call(self.module.functions[expr.func], expr)
                 and inlinable(self.module.functions[expr.func])):
             return expr
         return None

@@ -434,6 +434,8 @@ def attribute_type(base: Type, attr: str) -> Type:
         return base if attr == "real" else ArrayType(base.dtype, base.ndim, "C", True)
     if attr in ("real", "imag"):
         raise TypingFailure(f".{attr} needs a number or an array, got {base}")
+    if attr == "dtype" and isinstance(base, ScalarType):
+        return DTypeType(base)  # a NumPy scalar's (kpc's stencil kernels allocate their result with it)
     if not isinstance(base, ArrayType):
         raise TypingFailure(f".{attr} needs an array, got {base}")
     if attr == "shape":

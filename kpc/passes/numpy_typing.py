@@ -387,11 +387,40 @@ def _cov(node, args, kwargs):
     return ArrayType(FLOAT64, 2, "C")
 
 
+def _literal_array(node, args, kwargs):
+    """``np.array`` of a (nested) tuple of numbers: the rank of the nesting, the dtype Numba gives
+    (``dtype=`` or the numbers' unified type); ``np.array`` of an array: a C-contiguous copy."""
+    if not args:
+        raise TypingFailure("np.array() needs an argument")
+    dtype = kwargs.get("dtype") or (args[1] if len(args) > 1 else None)
+    if isinstance(args[0], ArrayType):
+        base = args[0]
+        return ArrayType(rules.dtype_arg(dtype) if dtype is not None else base.dtype, base.ndim, "C")
+    shape, level = [], [args[0]]
+    while level and all(isinstance(t, TupleType) for t in level):
+        widths = {len(t.elements) for t in level}
+        if len(widths) != 1:
+            raise TypingFailure("np.array() of rows of different lengths")
+        shape.append(widths.pop())
+        level = [e for t in level for e in t.elements]
+    if not shape or not all(isinstance(t, ScalarType) for t in level):
+        raise TypingFailure(f"np.array() takes numbers or arrays here, got {args[0]}")
+    if dtype is not None:
+        return ArrayType(rules.dtype_arg(dtype), len(shape), "C")
+    element = level[0]
+    for t in level[1:]:
+        element = rules.unify(element, t)
+        if element is None:
+            raise TypingFailure("np.array() of numbers with no common type")
+    return ArrayType(element, len(shape), "C")
+
+
 _OTHER = {
+    (False, "array"): _literal_array, (False, "asarray"): _literal_array,
     (None, "arange"): _arange, (None, "linspace"): _linspace, (None, "eye"): _eye,
     (None, "identity"): _eye, (None, "dot"): _dot, (None, "matmul"): _dot, (None, "vdot"): _vdot,
     (None, "outer"): _outer, (None, "where"): _where, (None, "copy"): _same_c,
-    (None, "asarray"): _same, (None, "ascontiguousarray"): _same_c, (None, "transpose"): _transpose,
+    (True, "asarray"): _same, (None, "ascontiguousarray"): _same_c, (None, "transpose"): _transpose,
     (None, "ravel"): _flat, (True, "flatten"): _flat, (None, "reshape"): _reshape,
     (None, "cumsum"): _cumulative, (None, "cumprod"): _cumulative, (True, "astype"): _astype,
     (True, "fill"): _fill, (True, "item"): _item, (None, "clip"): _clip, (False, "linalg.norm"): _norm,

@@ -49,7 +49,8 @@ class Parallelize(Pass):
     iterations independent up to recognized reductions, prefix sums and atomic
     scatter updates; loops with a constant trip count below the cost-guard
     threshold stay serial, and so do plain loops of a function that computes a BLAS product
-    (``matmul``: BLAS runs on threads of its own). Steps must be constants (any sign). Only the
+    (``matmul``: BLAS runs on threads of its own) or is a ``target='cpu'`` ufunc's array kernel
+    (``options["serial"]``). Steps must be constants (any sign). Only the
     outermost such loop of a nest is a region; perfectly nested, unit-step,
     rectangular loops below it that stay independent collapse into an MDRange
     (``depth`` 2 or 3). Loops inside device functions stay serial. A ``prange``
@@ -165,6 +166,8 @@ class _RegionFinder:
             note = "prange without parallel=True runs as range (Numba semantics); "
         if not prange and not self.ctx.auto_parallel:
             return note + "auto-parallelization disabled (--no-auto-parallel)"
+        if not prange and self.function.options.get("serial"):
+            return note + "a target='cpu' ufunc runs serially (as Numba's)"
         if not prange and self.products:
             return note + "a function with a BLAS product parallelizes only its prange loops (BLAS's threads " \
                           "and OpenMP's would contend)"

@@ -102,7 +102,12 @@ def test_spec_parses_and_inputs_are_deterministic(path):
 def test_entry_kernels_are_numba_dispatchers(path):
     module = import_path(path, jit=True)
     for kernel in load_cases(path).cases:
-        assert isinstance(getattr(module, kernel), numba.core.dispatcher.Dispatcher), kernel
+        # @vectorize makes a NumPy ufunc (with signatures) or a DUFunc (without); @stencil a StencilFunc;
+        # @guvectorize a NumPy ufunc or a GUFunc
+        assert isinstance(getattr(module, kernel), (numba.core.dispatcher.Dispatcher, np.ufunc,
+                                                    numba.np.ufunc.dufunc.DUFunc,
+                                                    numba.stencils.stencil.StencilFunc,
+                                                    numba.np.ufunc.gufunc.GUFunc)), kernel
 
 
 @pytest.mark.parametrize("path, kernel, dtype, layout", _case_params())

@@ -114,3 +114,18 @@ def test_missing_file_syntax_error_unknown_pass_unknown_function(tmp_path, capsy
 def test_console_entry_point_exit_status(argv, status):
     result = subprocess.run([sys.executable, "-m", "kpc.cli", "ir", *argv], capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == status, result.stderr
+
+
+def test_build_takes_decorator_options_from_module_constants(tmp_path, capsys):
+    reports = {}
+    for flag in (True, False):
+        source = tmp_path / f"opts_{flag}.py"
+        source.write_text(f"from numba import njit, prange\n\nRUN_PARALLEL = {flag}\nOPTS = dict(parallel=RUN_PARALLEL)\n"
+                          "pjit = njit(**OPTS)\n\n@pjit\ndef scale(x, out):\n    for i in prange(x.shape[0]):\n"
+                          "        out[i] = 2.0 * x[i]\n")
+        status = main(["build", str(source), "-o", str(tmp_path / "out"), "--explain"])
+        reports[flag] = capsys.readouterr().out
+        assert status == 0
+    assert "line 9, i in prange: parallel_for [Range]: prange;" in reports[True]
+    # parallel=False: prange is range (Numba), parallelized only as kpc proves independent loops
+    assert "line 9, i in prange: parallel_for [Range]: independent writes to out[i]" in reports[False]

@@ -240,3 +240,66 @@ def test_imports_are_recorded(load):
     assert [(i["module"], i["name"], i["asname"]) for i in module.imports] == [
         ("math", None, None), ("numpy", None, "np"), ("numba", None, "nb"),
         ("numba", "njit", None), ("numba", "prange", None)]
+
+
+def test_options_from_module_constants_dicts_and_bound_decorators(load):
+    module = load("""
+        import numba
+        from numba import njit, prange
+
+        RUN_PARALLEL = True
+        THREADS = 16
+        PAR = THREADS > 1 and RUN_PARALLEL
+        MODEL = "numpy" if PAR else "python"
+        OPTS = dict(parallel=RUN_PARALLEL, fastmath=True)
+        OPTS2 = {"nogil": not PAR, "cache": False}
+        pjit = njit(parallel=PAR, fastmath=True)
+        serial_jit = numba.jit(nopython=True, parallel=False)
+
+        @njit(parallel=RUN_PARALLEL, error_model=MODEL)
+        def a(x):
+            return x
+
+        @numba.jit(nopython=True, **OPTS)
+        def b(x):
+            return x
+
+        @njit(**OPTS2)
+        def c(x):
+            return x
+
+        @pjit
+        def d(x):
+            return x
+
+        @serial_jit
+        def e(x):
+            return x
+
+        @pjit(boundscheck=True)
+        def f(x):
+            return x
+    """)
+    assert not module.rejected
+    options = {name: module.functions[name].options for name in "abcdef"}
+    assert options["a"]["parallel"] is True and options["a"]["error_model"] == "numpy"
+    assert options["b"]["parallel"] is True and options["b"]["fastmath"] is True
+    assert options["c"]["nogil"] is False and options["c"]["cache"] is False
+    assert options["d"]["parallel"] is True and options["d"]["fastmath"] is True
+    assert options["e"]["parallel"] is False
+    assert options["f"]["parallel"] is True and options["f"]["boundscheck"] is True
+
+
+def test_a_spread_option_that_is_not_a_dict_of_constants_keeps_the_kernel_as_numba(load):
+    module = load("""
+        import os
+        from numba import njit
+
+        OPTS = dict(parallel=os.environ.get("PAR") == "1")
+
+        @njit(**OPTS)
+        def a(x):
+            return x
+    """)
+    assert "a" in module.rejected
+    assert "not a dict of constants" in module.rejected["a"].diagnostic.message

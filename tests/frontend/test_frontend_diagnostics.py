@@ -74,8 +74,8 @@ CASES = [
     ("call to a Python builtin", kernel("return sorted(a)"), "sorted(a)"),
     ("async", kernel("return n", keyword="async def"), "async def"),
     ("object mode", kernel("return n", decorator="@jit(forceobj=True)"), "jit(forceobj=True)"),
-    ("numba decorator", kernel("return n", decorator="@numba.vectorize", prelude="import numba"),
-     "numba.vectorize"),
+    ("numba decorator", kernel("return n", decorator='@numba.cfunc("f8(f8)")', prelude="import numba"),
+     'numba.cfunc("f8(f8)")'),
     ("eager signature", kernel("return n", decorator='@njit("f8(f8[:], quux)")'), '"f8(f8[:], quux)"'),
     ("decorator", kernel("return n", decorator="@njit\n@staticmethod"), "staticmethod"),
 ]

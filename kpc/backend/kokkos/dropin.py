@@ -32,6 +32,14 @@ class DropinFunction:
     call_args: str
     docstring: str | None
     eager: bool
+    # @vectorize: {"nin", "target", "loops", "into", "new"} (kpc.runtime.ufunc.UFunc); None otherwise
+    ufunc: dict | None = None
+    # an array kernel of a ufunc or a stencil: a dispatcher only, no function of its own
+    hidden: bool = False
+    # @stencil: {"name", "into", "new"} (kpc.runtime.stencil.Stencil, no dispatcher of its own)
+    stencil: dict | None = None
+    # @guvectorize: {"layout", "loops", "target", "loop"} (kpc.runtime.gufunc.GUFunc)
+    gufunc: dict | None = None
 
 
 def python_signature(source: str, name: str, params: list) -> tuple:
@@ -90,6 +98,9 @@ def emit_dropin(*, source_path: str, source_text: str, name: str, docstring: str
         rejected={name: reason.splitlines()[0] if reason else "" for name, reason in rejected.items()},
         functions=[_template_function(f) for f in functions],
         any_lazy=any(not f.eager for f in functions),
+        any_ufunc=any(f.ufunc for f in functions),
+        any_stencil=any(f.stencil for f in functions),
+        any_gufunc=any(f.gufunc for f in functions),
         source_dunders=source_dunders(source_text),
     )
     return text
@@ -103,6 +114,14 @@ def _template_function(f: DropinFunction) -> dict:
         "call_args": f.call_args,
         "docstring": _docstring_literal(f.docstring) if f.docstring else None,
         "eager": f.eager,
+        "hidden": f.hidden,
+        "stencil": f.stencil,
+        "gufunc": None if f.gufunc is None else {
+            "loop": f.gufunc["loop"], "target": f.gufunc["target"], "layout": repr(f.gufunc["layout"]),
+            "loops": repr(f.gufunc["loops"])},
+        "ufunc": None if f.ufunc is None else {
+            "into": f.ufunc["into"], "new": f.ufunc["new"], "nin": f.ufunc["nin"], "target": f.ufunc["target"],
+            "loops": repr([(tuple(ins), out) for ins, out in f.ufunc["loops"]]) if f.ufunc["loops"] else "None"},
     }
 
 

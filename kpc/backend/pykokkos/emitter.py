@@ -306,7 +306,8 @@ class PyKokkosEmitter:
                     report.workunits = [names[r.placeholder] for r in regions]
         for workunit in workunits:
             workunit.name = names[f"@@{workunit.name}@@"]
-        order = list(module.functions) + list(module.rejected)
+        kept, reports = self._source_names(kept), self._source_reports(reports)
+        order = list(module.functions) + list(module.rejected) + [k.name for k in kept]
         kept.sort(key=lambda k: order.index(k.name))
         reports.sort(key=lambda r: order.index(r.name))
         model = self._model(functions, workunits, caller_models, kept, reports)
@@ -399,6 +400,37 @@ class PyKokkosEmitter:
         self.ctx.use_helpers(helpers)
         models = [DEVICE_HELPERS[h] for h in DEVICE_HELPERS if h in self.ctx.helpers_used]
         return models + [self.ctx.device.models[name] for name in order]
+
+    def _source_names(self, kept: list) -> list:
+        """The kept functions as the source names them: the kernels kpc writes for a ``@vectorize`` ufunc
+        or a ``@stencil`` (``kpc.frontend.ufuncs``, ``kpc.frontend.stencils``) are the source's ufunc or
+        stencil object, re-exported once under its own name."""
+        result, seen = [], set()
+        for model in kept:
+            options = self.module.functions[model.name].options if model.name in self.module.functions else {}
+            name = options.get("ufunc_of") or options.get("stencil_of") or options.get("gufunc_of") or model.name
+            if name not in seen:
+                seen.add(name)
+                result.append(KeptModel(name, model.reason) if name != model.name else model)
+        for name, function in self.module.functions.items():
+            if ("vectorize" in function.options or "guvectorize" in function.options) and name not in seen:
+                seen.add(name)  # a ufunc only kernels call, or a gufunc's function
+                result.append(KeptModel(name, "ufunc (kept as Numba on the PyKokkos target)"))
+        return result
+
+    def _source_reports(self, reports: list) -> list:
+        """The reports under the source's names (see ``_source_names``): one per ufunc or stencil."""
+        result, seen = [], set()
+        for report in reports:
+            options = self.module.functions[report.name].options if report.name in self.module.functions else {}
+            name = options.get("ufunc_of") or options.get("stencil_of") or options.get("gufunc_of") or report.name
+            if name in seen:
+                continue
+            seen.add(name)
+            if name != report.name:
+                report = KernelReport(name, "numba", "entry", report.line, report.construct, report.reason)
+            result.append(report)
+        return result
 
     def _device_reports(self, reports: list, kept: list, used: set) -> None:
         emitted = {key if isinstance(key, str) else key[0] for key in self.ctx.device.closure(used)}

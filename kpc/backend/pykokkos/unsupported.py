@@ -37,8 +37,8 @@ def _is_complex(t) -> bool:
 
 def require_numba_semantics(module, name: str) -> None:
     """Raise ``Unsupported`` when kernel ``name`` (or a function it calls) asks for checks PyKokkos cannot make,
-    draws random numbers (``np.random``), calls a host routine (``np.linalg.solve``, ``np.histogram``, ...)
-    or computes with complex numbers.
+    draws random numbers (``np.random``), calls a host routine (``np.linalg.solve``, ``np.histogram``, ...),
+    computes with complex numbers or is (or calls) a ``@vectorize`` ufunc or a ``@stencil``.
 
     ``boundscheck=True``: PyKokkos views have no checked element access and a workunit cannot
     raise IndexError, so such a kernel stays Numba. Numba's ``error_model='python'`` is not
@@ -59,6 +59,16 @@ def require_numba_semantics(module, name: str) -> None:
 
     for other in [name, *sorted(nx.descendants(module.callgraph, name))]:
         function = module.functions[other]
+        if function.options.get("stencil_of"):
+            raise Unsupported(f"@stencil '{function.options['stencil_of']}'", function.loc,
+                              "kpc writes a stencil as kernels the drop-in's stencil object calls, for the "
+                              "Kokkos C++ target only; on the PyKokkos target the stencil stays Numba's")
+        if function.options.get("vectorize") or function.options.get("ufunc_of") \
+                or function.options.get("guvectorize") or function.options.get("gufunc_of"):
+            ufunc = function.options.get("ufunc_of") or function.options.get("gufunc_of") or other
+            raise Unsupported(f"ufunc '{ufunc}' (@vectorize or @guvectorize)", function.loc,
+                              "kpc's ufunc object (loop selection, broadcasting of any rank, out=) is written "
+                              "for the Kokkos C++ target only; on the PyKokkos target the ufunc stays Numba's")
         if function.options.get("boundscheck") is True:
             raise Unsupported(f"boundscheck=True in '{other}'", function.loc,
                               "PyKokkos has no checked element access and a workunit cannot raise IndexError")

@@ -253,6 +253,10 @@ class ElementLowering(Shapes, Broadcasting, NumpyCalls, Ufuncs, Reductions, Matr
             return self.elementwise([expr.value], ty.dtype, pre, lambda a: self.b.cast(a, ty.dtype), hint)
         if isinstance(expr, n.Call) and expr.kind in ("numpy", "math", "builtin"):
             return self.call_value(expr, pre, hint)
+        if isinstance(expr, n.Call) and expr.kind == "kernel":
+            # a @vectorize kernel called with arrays: the scalar kernel on each element
+            return self.elementwise(list(expr.args), ty.dtype, pre,
+                                    lambda *xs: n.Call(expr.func, list(xs), "kernel", {}, ty.dtype, self.loc), hint)
         if isinstance(expr, n.Call) and expr.kind == "random":
             drawn = self.draws(expr, pre)
             return self.read_back(self.materialize(drawn, pre, "draws"), drawn.shape)

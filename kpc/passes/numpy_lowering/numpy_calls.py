@@ -56,9 +56,13 @@ class NumpyCalls:
             return self.read_back(result, shape)
         if name in ("dot", "matmul"):
             return self.matmul(call.args[0], call.args[1], dtype, pre, call)
+        if name in ("array", "asarray") and isinstance(call.args[0], n.TupleExpr):
+            return self.literal_array(call.args[0], dtype, pre)
         if name in ("copy", "ascontiguousarray", "asfortranarray", "array", "asarray"):
             if name == "array" and not isinstance(getattr(call.args[0], "type", None), ArrayType):
                 self.fail(f"`{call}` builds an array from a Python sequence", call)
+            if name == "array" and dtype != call.args[0].type.dtype:
+                return self.elementwise([call.args[0]], dtype, pre, lambda a: b.cast(a, dtype), hint)
             return self.array(self.subject(call), pre)
         if name == "astype":
             return self.elementwise([call.args[0]], dtype, pre, lambda a: b.cast(a, dtype), hint)
@@ -265,6 +269,25 @@ class NumpyCalls:
         else:
             fill = b.cast(self.scalar(self.arg(call, 1, "fill_value"), pre), dtype)
         return ArrayValue(shape, lambda idx, body: clone(fill), dtype)
+
+    def literal_array(self, elements: n.TupleExpr, dtype, pre: list) -> ArrayValue:
+        """``np.array([[1, 2], [3, 4]])``: a new array, each number stored once (evaluated in order)."""
+        shape, level = [], [elements]
+        while all(isinstance(e, n.TupleExpr) for e in level):
+            shape.append(len(level[0].elements))
+            level = [x for e in level for x in e.elements]
+        extents = [self.b.int(k) for k in shape]
+        type = ArrayType(dtype, len(shape), "C")
+        tmp = self.namer.fresh("literal", type)
+        pre.append(n.Assign(self.b.name(tmp, type), self.allocation(extents, dtype), self.loc))
+        for flat, value in enumerate(level):
+            index, rest = [], flat
+            for extent in reversed(shape):
+                index.insert(0, self.b.int(rest % extent))
+                rest //= extent
+            store = n.Index(self.b.name(tmp, type), index, dtype, self.loc)
+            pre.append(n.Assign(store, self.b.cast(self.scalar(value, pre), dtype), self.loc))
+        return self.read_back(self.b.name(tmp, type), extents)
 
     def shape_arg(self, shape, pre: list) -> list:
         """Extents of a shape argument: ``n``, ``(n, m)``, ``a.shape``, a tuple local."""

@@ -1,0 +1,210 @@
+"""A ``@vectorize`` function of a drop-in module: called like the NumPy ufunc Numba makes of it.
+
+``UFunc(f)`` picks the loop of a call as NumPy picks a ufunc's loop, then runs kpc's compiled
+kernels (``kpc.frontend.ufuncs``): with eager signatures, the loop of exactly the inputs'
+dtypes, else the first loop the inputs cast to safely (a Python ``int`` to any integer loop, a ``float`` to any floating one, otherwise as
+int64/float64; ``numpy.can_cast(..., "safe")`` for arrays and NumPy scalars); the inputs are
+cast to that loop's types and the result has its output type. Without signatures (Numba's
+``DUFunc``) a call whose types no loop so far takes adds a loop of exactly those types,
+its output type typed by kpc. Arrays broadcast; ``out=`` (an array or a 1-tuple) is written
+and returned, cast as NumPy casts (``same_kind``); scalars give a NumPy scalar. What kpc does
+not run itself (other keywords such as ``where=`` or ``dtype=``, ``reduce``, ``accumulate``,
+``outer``, ``at``, inputs NumPy cannot make arrays of) is the source module's Numba ufunc's.
+
+>>> loops = [(("float32", "float32"), "float32"), (("float64", "float64"), "float64")]
+>>> pick = LoopTable(loops)
+>>> [str(d) for d in pick.resolve((np.dtype("float32"), float))[0]]
+['float32', 'float32']
+>>> [str(d) for d in pick.resolve((np.dtype("int32"), np.dtype("float32")))[0]]
+['float64', 'float64']
+>>> f32 = (np.dtype("float32"), np.dtype("float32"))
+>>> [str(LoopTable(loops[::-1], exact_first=e).resolve(f32)[1]) for e in (False, True)]  # target cpu, parallel
+['float64', 'float32']
+>>> pick.resolve((np.dtype("complex128"), float)) is None
+True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .source_object import NumbaBacked
+
+_PYTHON_DEFAULT = {bool: np.dtype(bool), int: np.dtype(np.int64), float: np.dtype(np.float64),
+                   complex: np.dtype(np.complex128)}
+_PYTHON_SAMPLE = {bool: False, int: 0, float: 0.0, complex: 0j}
+_NDARRAY = np.ndarray
+
+
+class LoopTable:
+    """The loops of a ufunc (``((input dtype names), output dtype name)``), in order, and the loop
+    NumPy's type resolution picks for the dtypes of a call's inputs (a Python ``int``/``float``/
+    ``bool``/``complex`` for a Python scalar). ``exact_first``: a loop of exactly the inputs'
+    dtypes, none a Python scalar, wins over earlier ones (a ``target='parallel'`` ufunc of Numba;
+    a ``'cpu'`` one takes the first loop its inputs cast to)."""
+
+    def __init__(self, loops=(), exact_first: bool = False):
+        self.loops = [(tuple(np.dtype(t) for t in ins), np.dtype(out)) for ins, out in loops]
+        self.exact_first = exact_first
+        self.cache: dict = {}
+
+    def add(self, ins, out) -> None:
+        self.loops.append((tuple(np.dtype(t) for t in ins), np.dtype(out)))
+        self.cache.clear()
+
+    def resolve(self, kinds: tuple):
+        """``(input dtypes, output dtype)`` of the loop NumPy runs for inputs of ``kinds``, or None."""
+        found = self.cache.get(kinds, False)
+        if found is False:
+            dtypes = input_dtypes(kinds)
+            exact = self.exact_first and dtypes is kinds  # NumPy's exact match takes no Python scalar
+            found = next((loop for loop in self.loops if loop[0] == dtypes), None) if exact else None
+            found = found or next((loop for loop in self.loops if len(loop[0]) == len(dtypes)
+                                   and all(np.can_cast(k, d, "safe") for k, d in zip(dtypes, loop[0]))), None)
+            self.cache[kinds] = found
+        return found
+
+
+def input_dtypes(kinds: tuple) -> tuple:
+    """The dtypes NumPy resolves a ufunc's loop for: a Python scalar's is its promotion with the
+    arrays' dtypes (NEP 50: ``float32`` beside a float32 array, ``float64`` beside an int8 one),
+    int64/float64/complex128/bool without arrays.
+
+    >>> [str(d) for d in input_dtypes((np.dtype("float32"), float, np.dtype("int8"), int))]
+    ['float32', 'float32', 'int8', 'float32']
+    """
+    arrays = [k for k in kinds if isinstance(k, np.dtype)]
+    if len(arrays) == len(kinds):
+        return kinds
+    return tuple(k if isinstance(k, np.dtype) else
+                 np.result_type(*arrays, _PYTHON_SAMPLE[k]) if arrays else _PYTHON_DEFAULT[k] for k in kinds)
+
+
+def _needs_cast(value, dtype: np.dtype) -> bool:
+    """Whether ``value`` must be converted to run a loop of ``dtype`` (a Python number of the loop's
+    default type is typed as that dtype already)."""
+    kind = _kind(value)
+    return kind != dtype if isinstance(kind, np.dtype) else _PYTHON_DEFAULT[kind] != dtype
+
+
+def _kind(value):
+    """The resolution kind of an input (a Python scalar's class, else a dtype), or None."""
+    if isinstance(value, np.ndarray | np.generic):
+        return value.dtype
+    kind = type(value)
+    return kind if kind in _PYTHON_DEFAULT else None
+
+
+class UFunc(NumbaBacked):
+    """The drop-in module's ``f`` for ``@vectorize def f``: ``scalar`` (the kernel ``f`` on
+    scalars), ``into`` (writes into an output array) and ``new`` (returns a new array) are the
+    dispatchers of kpc's kernels; ``loops``: the eager signatures as dtype names, None for a
+    ufunc typed at each call (Numba's ``DUFunc``)."""
+
+    kind = "ufunc"
+
+    def __init__(self, runtime, name: str, scalar, into, new, nin: int, loops=None, target: str = "cpu",
+                 doc: str | None = None):
+        super().__init__(runtime, name, doc)
+        self.nin, self.nout, self.nargs = nin, 1, nin + 1
+        self._scalar, self._into, self._new = scalar, into, new
+        self._dynamic = loops is None
+        self._loops = LoopTable(loops or (), exact_first=target == "parallel")
+        # argument kinds -> the result dtype, for calls whose arguments need no conversion
+        self._plans: dict = {}
+        into.fallback = lambda: self._numba_into
+        new.fallback = lambda: self.numba
+
+    def __call__(self, *args, out=None, **kwargs):
+        if out is None and not kwargs:
+            # the common call: arrays of a loop's dtypes (or Python numbers) seen before, no out=
+            plan = self._plans.get(tuple([a.dtype if a.__class__ is _NDARRAY and a.ndim else a.__class__
+                                          for a in args]))
+            if plan is not None:
+                shape = None
+                for a in args:
+                    if a.__class__ is _NDARRAY:
+                        if shape is None:
+                            shape = a.shape
+                        elif a.shape != shape:
+                            shape = np.broadcast_shapes(*(a.shape for a in args if a.__class__ is _NDARRAY))
+                            break
+                result = np.empty(shape, plan)
+                self._into(*args, result)
+                return result
+        if kwargs or len(args) != self.nin:
+            return self.numba(*args, out=out, **kwargs)
+        if isinstance(out, tuple):
+            if len(out) != 1:
+                return self.numba(*args, out=out)
+            out = out[0]
+        if out is not None and type(out) is not np.ndarray:
+            return self.numba(*args, out=out)
+        values = [a[()] if type(a) is np.ndarray and a.ndim == 0 else a for a in args]
+        kinds = []
+        for k, value in enumerate(values):
+            kind = _kind(value)
+            if kind is None:
+                try:
+                    values[k] = value = np.asarray(value)
+                except Exception:
+                    return self.numba(*args, out=out)
+                kind = value.dtype
+            kinds.append(kind)
+        kinds = tuple(kinds)
+        loop = self._loops.resolve(kinds)
+        if loop is None:
+            if not self._dynamic:
+                return self.numba(*args, out=out)  # NumPy's TypeError: no loop takes these types
+            return self._new_loop(values, kinds, out)
+        ins, result = loop
+        cast = [v if not _needs_cast(v, d) else (d.type(v) if not isinstance(v, np.ndarray) else v.astype(d))
+                for v, d in zip(values, ins)]
+        if all(c is a for c, a in zip(cast, args)) and any(type(a) is np.ndarray for a in args):
+            self._plans[tuple(a.dtype if type(a) is np.ndarray else type(a) for a in args)] = result
+        return self._run(cast, result, out)
+
+    def _run(self, values: list, result: np.dtype, out):
+        arrays = [v for v in values if isinstance(v, np.ndarray)]
+        if not arrays:
+            value = result.type(self._scalar(*values))
+            if out is None:
+                return value
+            out[...] = value
+            return out
+        shape = arrays[0].shape if len(arrays) == 1 else np.broadcast_shapes(*(a.shape for a in arrays))
+        if out is None:
+            out = np.empty(shape, result)
+            self._into(*values, out)
+            return out
+        if np.broadcast_shapes(shape, out.shape) != out.shape or not out.flags.writeable:
+            return self.numba(*values, out=out)  # NumPy's ValueError
+        if out.dtype == result:
+            self._into(*values, out)
+            return out
+        if not np.can_cast(result, out.dtype, "same_kind"):
+            return self.numba(*values, out=out)  # NumPy's UFuncTypeError
+        computed = np.empty(out.shape, result)
+        self._into(*values, computed)
+        np.copyto(out, computed, casting="same_kind")
+        return out
+
+    def _new_loop(self, values: list, kinds: tuple, out):
+        """A call no loop so far takes (``DUFunc``): a loop of exactly its types, typed by kpc."""
+        ins = [k if isinstance(k, np.dtype) else _PYTHON_DEFAULT[k] for k in kinds]
+        if not any(isinstance(v, np.ndarray) for v in values):
+            value = np.asarray(self._scalar(*values))
+            self._loops.add(ins, value.dtype)
+            if out is None:
+                return value[()]
+            out[...] = value
+            return out
+        computed = self._new(*values)
+        self._loops.add(ins, computed.dtype)
+        if out is None:
+            return computed
+        if np.broadcast_shapes(computed.shape, out.shape) != out.shape or not out.flags.writeable \
+                or not np.can_cast(computed.dtype, out.dtype, "same_kind"):
+            return self.numba(*values, out=out)  # NumPy's error
+        np.copyto(out, computed, casting="same_kind")
+        return out

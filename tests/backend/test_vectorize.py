@@ -1,0 +1,135 @@
+"""``@vectorize`` ufuncs of ``tests/corpus/ufunc_vectorize.py`` through the drop-in module against Numba's:
+broadcasting shapes, ``out=`` (given, of another dtype, a 1-tuple), the loop NumPy picks for each
+dtype mix, new loops of a ufunc without signatures, strided views and the methods Numba's ufunc
+keeps (``reduce``). ``KPC_STRICT=1``: every call runs kpc's kernels, none falls back to Numba."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from corpus_dropin import assert_same, dropin_and_numba
+from kpc.runtime.ufunc import LoopTable, _kind
+
+CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "ufunc_vectorize.py"
+rng = np.random.default_rng(7)
+
+
+def positive(*shape, dtype=np.float64):
+    return rng.uniform(1.0, 2.0, shape).astype(dtype)
+
+
+CALLS = [
+    ("rel_diff", (positive(6, 5), positive(5))),                        # a row against a matrix
+    ("rel_diff", (positive(6, 1), positive(5))),                        # a column against a row
+    ("rel_diff", (positive(2, 3, 4), 1.5)),                             # a Python float and a 3-D array
+    ("rel_diff", (positive(4, 6)[:, ::2], positive(3, 8)[:, ::2].T)),    # strided views
+    ("rel_diff", (positive(7, dtype=np.float32), positive(7, dtype=np.float32))),
+    ("rel_diff", (positive(7, dtype=np.float32), 2.0)),                 # float32 loop (NEP 50)
+    ("rel_diff", (np.arange(1, 8), np.arange(2, 9))),                   # int64 -> the float64 loop
+    ("rel_diff", (np.arange(1, 8, dtype=np.int8), 2.5)),
+    ("rel_diff", (2.0, 3.0)),                                           # scalars give a NumPy scalar
+    ("rel_diff", (np.float32(2.0), np.float32(3.0))),
+    ("rel_diff", (np.array(2.0), positive(3))),                         # a 0-d array
+    ("rel_diff", ([1.0, 2.0, 3.0], positive(3))),                       # a list
+    ("smooth_step", (rng.uniform(-1, 1, (5, 4)), -0.5, 0.5)),
+    ("smooth_step", (rng.uniform(-1, 1, (5, 4)).astype(np.float32), np.float32(-0.5), np.float32(0.5))),
+    ("smooth_step", (rng.uniform(-1, 1, (3, 4, 5)), np.zeros((4, 1)) - 0.5, 0.5)),
+    ("gauss", (rng.uniform(-1, 1, 9), 0.0, 1.0)),
+    ("gauss", (np.arange(9), 2, 3)),                                    # a new loop: int64 inputs
+    ("gauss", (rng.uniform(-1, 1, 9).astype(np.float32), np.float32(0), np.float32(1))),
+    ("gauss", (0.5, 0.0, 1.0)),
+    ("clip_add", (np.arange(90), np.arange(90))),
+    ("clip_add", (np.arange(90.0), 20)),
+    ("clip_add", (np.arange(5, dtype=np.int32), np.arange(5, dtype=np.int32))),
+]
+
+
+@pytest.fixture(scope="module")
+def modules(tmp_path_factory):
+    yield from dropin_and_numba(CORPUS, tmp_path_factory.mktemp("vectorize"))
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("name,args", CALLS, ids=[f"{n}-{k}" for k, (n, _) in enumerate(CALLS)])
+def test_call_matches_numba(modules, name, args):
+    dropin, numba_module = modules
+    assert_same(getattr(dropin, name)(*args), getattr(numba_module, name)(*args))
+
+
+@pytest.mark.compile
+def test_out_is_written_and_returned_as_numba_does(modules):
+    dropin, numba_module = modules
+    x, row = positive(6, 5), positive(5)
+    for out_dtype in (np.float64, np.float32):
+        out, expected = np.empty((6, 5), out_dtype), np.empty((6, 5), out_dtype)
+        assert dropin.rel_diff(x, row, out=out) is out
+        numba_module.rel_diff(x, row, out=expected)
+        assert_same(out, expected)
+    out = np.zeros((8, 5))[::2]                                        # a strided output
+    assert dropin.rel_diff(x[:4], row, out=(out,)) is out
+    assert_same(out, numba_module.rel_diff(x[:4], row))
+    with pytest.raises(ValueError):                                     # NumPy's broadcasting error
+        dropin.rel_diff(x, row, out=np.empty(5))
+    with pytest.raises(TypeError):                                      # float64 into int64: not same_kind
+        dropin.rel_diff(x, row, out=np.empty((6, 5), np.int64))
+    with pytest.raises(TypeError):                                      # no loop takes complex numbers
+        dropin.rel_diff(x + 0j, row)
+
+
+@pytest.mark.compile
+def test_ufunc_attributes_come_from_numbas_ufunc(modules):
+    dropin, numba_module = modules
+    assert dropin.rel_diff.nin == 2 and dropin.rel_diff.nout == 1
+    assert dropin.rel_diff.types == numba_module.rel_diff.types
+    x = np.arange(1.0, 9.0)
+    assert dropin.rel_diff_cpu.reduce(x) == numba_module.rel_diff_cpu.reduce(x)
+    assert_same(dropin.rel_diff_cpu.outer(x[:3], x[:4]), numba_module.rel_diff_cpu.outer(x[:3], x[:4]))
+    # other keywords are Numba's ufunc's own call (its where= raises in Numba 0.68: so does kpc's)
+    outcomes = []
+    for ufunc in (dropin.rel_diff_cpu, numba_module.rel_diff_cpu):
+        try:
+            outcomes.append(ufunc(x, 2.0, where=x > 3, out=np.zeros(8)))
+        except Exception as error:  # noqa: BLE001 - whatever Numba raises, kpc must raise
+            outcomes.append(type(error))
+    if isinstance(outcomes[1], type):
+        assert outcomes[0] is outcomes[1]
+    else:
+        assert_same(*outcomes)
+
+
+@pytest.mark.compile
+def test_a_kernel_calling_ufuncs_translates(modules):
+    dropin, numba_module = modules
+    x, y = positive(33, 17), positive(17)
+    assert_same(dropin.scaled_rel_diff(x, y, 0.5), numba_module.scaled_rel_diff(x, y, 0.5))
+
+
+SIGNATURE_LISTS = [
+    ["float64(float64, float64)", "float32(float32, float32)"],
+    ["float32(float32, float32)", "float64(float64, float64)", "int64(int64, int64)"],
+    ["int32(int32, int32)", "int64(int64, int64)", "float64(float64, float64)"],
+    ["int64(int64, int64)", "float32(float32, float32)"],
+]
+VALUES = [np.ones(2, np.float32), np.ones(2), np.ones(2, np.int32), np.ones(2, np.int64), np.ones(2, np.int8),
+          np.ones(2, np.uint16), np.ones(2, bool), 1, 1.0, True, np.float32(1), np.int32(1)]
+
+
+@pytest.mark.parametrize("target", ["cpu", "parallel"])
+@pytest.mark.parametrize("signatures", SIGNATURE_LISTS, ids=range(len(SIGNATURE_LISTS)))
+def test_loop_selection_is_numpys(signatures, target):
+    from numba import vectorize
+
+    ufunc = vectorize(signatures, target=target)(lambda x, y: x + y)
+    loops = [((s.split("(")[1].split(",")[0],) * 2, s.split("(")[0]) for s in signatures]
+    table = LoopTable(loops, exact_first=target == "parallel")
+    for a, b in itertools.product(VALUES, VALUES):
+        try:
+            want = ufunc(a, b).dtype
+        except TypeError:
+            want = None
+        loop = table.resolve((_kind(a), _kind(b)))
+        assert (None if loop is None else loop[1]) == want, (a, b)
