@@ -176,19 +176,6 @@ struct cuda_array {
   uintptr_t stream = 0;   // otherwise __cuda_array_interface__'s "stream" (0: none given)
 };
 
-// cupy.ndarray, once CuPy is imported (nullptr before): its arrays are read through their
-// attributes, several times cheaper than building __cuda_array_interface__'s dict per call.
-inline PyObject* cupy_ndarray_type() {
-  static PyObject* type = nullptr;
-  if (type == nullptr) {
-    PyObject* modules = PyImport_GetModuleDict();
-    PyObject* cupy = PyDict_GetItemString(modules, "cupy");  // borrowed
-    if (cupy != nullptr) type = PyObject_GetAttrString(cupy, "ndarray");  // kept for the process
-    if (type == nullptr) PyErr_Clear();
-  }
-  return type;
-}
-
 // Whether an argument is a CUDA array: a cupy.ndarray by its type (asking CuPy for
 // __cuda_array_interface__, even through hasattr, builds its dict: microseconds per argument),
 // anything else not NumPy by the attribute.

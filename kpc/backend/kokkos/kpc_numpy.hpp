@@ -266,18 +266,22 @@ inline py::object attribute(py::handle value, PyObject* name) {
   return py::reinterpret_steal<py::object>(found);
 }
 
-inline int cupy_argument_code(PyObject* value) {
-  static PyObject* cupy_type = nullptr;
-  if (cupy_type == nullptr) {
+// cupy.ndarray, once CuPy is imported (nullptr before): its arrays are read through their
+// attributes, several times cheaper than building __cuda_array_interface__'s dict per call
+// (the dispatch key here, kpc_cuda.hpp's arguments).
+inline PyObject* cupy_ndarray_type() {
+  static PyObject* type = nullptr;
+  if (type == nullptr) {
     PyObject* cupy = PyDict_GetItemString(PyImport_GetModuleDict(), "cupy");  // borrowed
-    if (cupy == nullptr) return -1;
-    cupy_type = PyObject_GetAttrString(cupy, "ndarray");  // kept for the process
-    if (cupy_type == nullptr) {
-      PyErr_Clear();
-      return -1;
-    }
+    if (cupy != nullptr) type = PyObject_GetAttrString(cupy, "ndarray");  // kept for the process
+    if (type == nullptr) PyErr_Clear();
   }
-  if (!PyObject_TypeCheck(value, reinterpret_cast<PyTypeObject*>(cupy_type))) return -1;
+  return type;
+}
+
+inline int cupy_argument_code(PyObject* value) {
+  PyObject* cupy_type = cupy_ndarray_type();
+  if (cupy_type == nullptr || !PyObject_TypeCheck(value, reinterpret_cast<PyTypeObject*>(cupy_type))) return -1;
   try {
     const cupy_attribute_names& names = cupy_names();
     py::handle array(value);
