@@ -134,7 +134,12 @@ __global__ void flat_kernel(const Body body, int64_t begin, int n) {
   if (t < n) body(begin + t);
 }
 
-constexpr int kFlatBlock = 256;
+// Threads per block of range_for's plain launch; -DKPC_FLAT_BLOCK=N (through KPC_CXXFLAGS) to
+// measure another size (benchmarks/cuda_percall.py).
+#ifndef KPC_FLAT_BLOCK
+#define KPC_FLAT_BLOCK 256
+#endif
+constexpr int kFlatBlock = KPC_FLAT_BLOCK;
 
 // parallel_for over [begin, end): below 2^31 iterations, a plain CUDA launch of one iteration
 // per thread (256 per block) on Kokkos' stream; above, Kokkos' parallel_for over
