@@ -137,12 +137,12 @@ __global__ void flat_kernel(const Body body, int64_t begin, int n) {
 // Threads per block of range_for's plain launch; -DKPC_FLAT_BLOCK=N (through KPC_CXXFLAGS) to
 // measure another size (benchmarks/cuda_percall.py).
 #ifndef KPC_FLAT_BLOCK
-#define KPC_FLAT_BLOCK 256
+#define KPC_FLAT_BLOCK 128
 #endif
 constexpr int kFlatBlock = KPC_FLAT_BLOCK;
 
 // parallel_for over [begin, end): below 2^31 iterations, a plain CUDA launch of one iteration
-// per thread (256 per block) on Kokkos' stream; above, Kokkos' parallel_for over
+// per thread (128 per block: 4.39 against 4.35 TB/s for 256, pipelined triad at 10^8 on an H200) on Kokkos' stream; above, Kokkos' parallel_for over
 // min(n, grid_stride_threads()) threads, each taking iterations t, t + threads, ... Measured on an
 // H200 (benchmarks/cuda_percall.py, STREAM triad with CuPy arrays): Kokkos' RangePolicy with one
 // iteration per thread reached 2.5 TB/s at 10^8, the grid-stride form 4.0, the plain launch 4.2-4.3
