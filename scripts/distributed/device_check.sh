@@ -70,9 +70,14 @@ else
 fi
 if [ -z "${KPC_DIST_PYTHON:-}" ] && ls .kpc-carry/wheels/*.whl > /dev/null 2>&1; then
   if [ ! -x "$work/venv/bin/python" ]; then
+    # The image's packages (numba, numpy, cupy, pybind11) may live outside the interpreter's
+    # system site (a user site, a PYTHONPATH): the venv sees every package folder python3 sees.
     python3 -m venv --system-site-packages "$work/venv" \
-      && "$work/venv/bin/python" -m pip install -q --no-index --no-deps --no-cache-dir .kpc-carry/wheels/*.whl \
-      || note "installing .kpc-carry/wheels failed"
+      && python3 -c "import sys; print('\n'.join(p for p in sys.path if p.endswith(('site-packages', 'dist-packages'))))" \
+           > "$("$work/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/kpc_image_packages.pth" \
+      && "$work/venv/bin/python" -m pip install -q --no-index --no-cache-dir --find-links .kpc-carry/wheels \
+           mpich mpi4py dask distributed > "$logs/wheels.log" 2>&1 \
+      || { note "installing .kpc-carry/wheels failed (wheels.log)"; tail -n 5 "$logs/wheels.log"; }
   fi
   [ -x "$work/venv/bin/python" ] && py=$work/venv/bin/python
 fi
