@@ -88,6 +88,32 @@ def test_the_faster_side_is_learned_per_size_class_and_reported(module):
 
 
 @pytest.mark.compile
+def test_a_side_slowed_while_learning_is_rechecked(module):
+    """A side whose learning calls something else slowed (nvcc builds filling the host's cores)
+    loses by far more than kRecheckWithin; it is still rechecked, after 1024 * 2^k decided calls,
+    and wins back once its time is its own."""
+    import time
+
+    fast, slow, factory = entries(module)
+    calls = [0]
+
+    def host(*args):
+        calls[0] += 1
+        if calls[0] <= 3:
+            time.sleep(0.02)  # the three learning calls of the host side
+        return fast(*args)
+    placed = factory(host, slow, "place:slowed", True, -1)
+    y, x = np.zeros(1000), np.ones(1000)
+    for _ in range(6):
+        placed(y, x, 1.0)
+    assert placed.decision(2 * y.nbytes) == "device"
+    for _ in range(1030):
+        placed(y, x, 1.0)
+    assert placed.decision(2 * y.nbytes) == "host"
+    np.testing.assert_array_equal(y, 1036.0)
+
+
+@pytest.mark.compile
 def test_forced_sides_missing_sides_and_failed_calls(module):
     fast, slow, factory = entries(module)
     y, x = np.zeros(100), np.ones(100)

@@ -11,7 +11,7 @@
 // kokkos_session.guard_sites() lists placement sites beside regions): the calls of a class
 // alternate between the host and the device until each ran kGuardSamples times, then take the
 // one whose best time was lower, and recheck after 64 * 2^k decided calls while the two are
-// within kRecheckWithin of each other. The times are whole
+// within kRecheckWithin of each other, after 1024 * 2^k calls otherwise. The times are whole
 // calls, copies included: NumPy arguments are copied to the device and back by the device
 // build's entry, device arrays to the host and back by the host path the runtime hands in
 // (kpc.runtime.placement), so the data's place counts as the user pays for it. Before a class
@@ -72,11 +72,16 @@ inline int64_t argument_bytes(PyObject* const* args, Py_ssize_t nargs) {
   return total;
 }
 
-// The slower side is rechecked only while it was within this factor of the faster one: a
-// recheck runs it once, and a side several times slower (NumPy arguments copied to the device
-// and back for a memory-bound kernel) cost the calls around it more than a recheck could win
-// (seen: a 10^7-element copy averaged 0.72x of the host build with rechecks on the device).
+// The slower side is rechecked at the cost guard's pace (after 64, 128, 256, ... decided calls)
+// while it was within kRecheckWithin of the faster one; beyond, only after 1024, 2048, ... calls:
+// a recheck runs it once, and a side several times slower (NumPy arguments copied to the device
+// and back for a memory-bound kernel) costs the calls around it more than a recheck could win
+// (seen: a 10^7-element copy averaged 0.72x of the host build with rechecks every 64 calls on
+// the device), but a side whose samples something else slowed must not lose for the life of the
+// process (seen: a 200-point Mandelbrot learned while nvcc builds filled the host's cores kept
+// the device at 5x the host's time, 0.20x of the openmp build).
 constexpr double kRecheckWithin = 2.0;
+constexpr int kFarRecheck = 1024;
 
 // Whether the learned (or learning) choice for a call of class c is the host.
 inline bool choose_host(placed* self, guard_call& timing, int c) {
@@ -85,10 +90,8 @@ inline bool choose_host(placed* self, guard_call& timing, int c) {
   const bool host_faster = site.faster_serially(c);
   const double host_ns = static_cast<double>(site.best_ns[0][c].load(std::memory_order_relaxed));
   const double device_ns = static_cast<double>(site.best_ns[1][c].load(std::memory_order_relaxed));
-  if ((host_faster ? device_ns > kRecheckWithin * host_ns : host_ns > kRecheckWithin * device_ns)) {
-    return host_faster;
-  }
-  switch (site.recheck(c)) {
+  const bool far = host_faster ? device_ns > kRecheckWithin * host_ns : host_ns > kRecheckWithin * device_ns;
+  switch (site.recheck(c, far ? kFarRecheck : kGuardRecheck)) {
     case 1: return timing.timed(c, !host_faster);
     case 2: return timing.timed(c, host_faster);
     default: return host_faster;

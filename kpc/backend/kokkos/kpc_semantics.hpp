@@ -541,11 +541,11 @@ struct guard_site {
   }
 
   // How this learned call of class c runs: 1 the slower path, timed (the call before each
-  // power of two from kGuardRecheck), 2 the faster, timed (the call at it), 0 the faster.
-  int recheck(int c) {
+  // power of two from `first`, itself a power of two), 2 the faster, timed (the call at it), 0 the faster.
+  int recheck(int c, int first = kGuardRecheck) {
     const int d = decided[c].fetch_add(1, std::memory_order_relaxed);
-    if (d + 1 >= kGuardRecheck && ((d + 1) & d) == 0) return 1;
-    if (d >= kGuardRecheck && (d & (d - 1)) == 0) return 2;
+    if (d + 1 >= first && ((d + 1) & d) == 0) return 1;
+    if (d >= first && (d & (d - 1)) == 0) return 2;
     return 0;
   }
 
