@@ -176,14 +176,14 @@ def main(argv=None) -> int:
     from kpc.runtime import kokkos_session
 
     layout = kokkos_session.layout()
-    places = comm.gather((rank, layout["local_rank"], layout["threads"], layout["device"]))
+    places = comm.gather((rank, layout["local_rank"], layout["threads"], layout["device"], layout.get("cores", "")))
     slowest = comm.allreduce(seconds, op=mpi.MAX) if mpi is not None else seconds
     parts = None if args.no_gather else comm.gather(owned)
     if rank != 0:
         return 0
-    for r, local_rank, threads, device in places:
+    for r, local_rank, threads, device, cores in places:
         where = f"GPU {device}" if device >= 0 else "host"
-        print(f"rank {r}: node-local rank {local_rank}, {threads} threads, {where}")
+        print(f"rank {r}: node-local rank {local_rank}, {threads} threads, {where}; {cores}")
     cells = (rows - 2) * (args.cols - 2)
     print(f"{size} ranks, {rows} x {args.cols} grid, {args.steps} steps, space {args.space}: "
           f"{slowest * 1e3:.3f} ms/step, {cells / slowest / 1e9:.3f} Gcell/s")

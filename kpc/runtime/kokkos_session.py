@@ -103,9 +103,10 @@ def _host_threads(environ=None) -> tuple:
 
 def _initialize(module) -> None:
     """Initialize Kokkos through ``module`` with this process's threads and, on a GPU build, device."""
-    from .rank_layout import device_id
+    from .rank_layout import confine_rank, device_id
 
     threads, _layout["threads_reason"] = _host_threads()
+    _layout["cores"] = confine_rank(threads)
     initialize_on = getattr(module, "_kpc_initialize_on", None)
     if initialize_on is None:  # a module of an older kpc
         module._kpc_initialize(threads)

@@ -162,6 +162,50 @@ def bound_core_count() -> Optional[int]:
         return None
 
 
+def rank_cores(environ, layout, threads, allowed) -> tuple:
+    """``(cores, why)``: the cores to confine this rank to, or None, where several ranks share a node
+    and nothing has placed them: each then keeps its own slice of the cores it may run on (its
+    threads are started after, and stay there), as ``mpiexec --bind-to core`` would. MPICH's
+    Hydra binds nothing by default, and ranks whose threads roam the node evict each other's caches.
+    Left alone: one rank on the node, ``KPC_BIND_RANKS=0``, ``OMP_PLACES`` set, or an affinity
+    mask smaller than the node's share (the launcher bound the rank).
+
+    >>> rank_cores({}, RankLayout('MPICH/Intel MPI', 1, 4, 1, 4), 4, list(range(16)))
+    ([4, 5, 6, 7], 'cores 4-7 of 16: node-local rank 1 x 4 threads')
+    >>> rank_cores({}, RankLayout('Slurm', 1, 4, 1, 4), 2, [6, 7])[0] is None
+    True
+    """
+    if layout.local_size <= 1 or threads <= 0 or not allowed:
+        return None, "one rank on this node" if layout.local_size <= 1 else "no thread count"
+    if environ.get("KPC_BIND_RANKS", "").strip() == "0":
+        return None, "KPC_BIND_RANKS=0"
+    if environ.get("OMP_PLACES"):
+        return None, "OMP_PLACES"
+    cores = sorted(allowed)
+    if len(cores) < layout.local_size * threads:
+        return None, f"{len(cores)} cores allowed: placed by the launcher"
+    mine = cores[layout.local_rank * threads:(layout.local_rank + 1) * threads]
+    return mine, (f"cores {mine[0]}-{mine[-1]} of {len(cores)}: node-local rank {layout.local_rank} "
+                  f"x {threads} threads")
+
+
+def confine_rank(threads: int) -> str:
+    """Confine this process to its rank's cores (``rank_cores``) before Kokkos starts its threads;
+    says what was done."""
+    try:
+        allowed = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return "no affinity on this system"
+    cores, why = rank_cores(os.environ, rank_layout(), threads, allowed)
+    if cores is None:
+        return f"not confined ({why})"
+    try:
+        os.sched_setaffinity(0, cores)
+    except OSError as error:
+        return f"not confined ({error})"
+    return why
+
+
 def device_id(environ=None, layout=None, device_count=0) -> tuple:
     """``(device, why)``: the GPU this process's Kokkos takes; -1 leaves it to Kokkos.
 

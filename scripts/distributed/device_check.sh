@@ -57,7 +57,7 @@ export PYTHONUNBUFFERED=1
 cores=$(nproc)
 
 note "stages: ${stages[*]}; commit $(git rev-parse --short HEAD 2> /dev/null || echo '?'); $cores cores"
-lscpu 2> /dev/null | grep -E "^(Model name|Socket|NUMA node\(s\)|L3)" | tee -a "$summary"
+lscpu 2> /dev/null | grep -E "^(Model name|Socket|Core\(s\) per socket|Thread\(s\) per core|NUMA node\(s\)|L3)" | tee -a "$summary"
 nvidia-smi -L 2>&1 | tee -a "$summary"
 
 # Python: a venv over the system's packages, with the carried wheels (MPICH, mpi4py, Dask) in it.
@@ -164,7 +164,7 @@ stage_cpu() {
     note "heat weak scaling, $1 rows x $2 columns per rank: 1 rank x 4 threads $one Gcell/s, 4 ranks x 4 threads $four Gcell/s: $(ratio "$four" "$one")x (bar 3.5x)$([ $has_mpi = 1 ] || echo '; no MPI: no halo exchange')"
   done
   run_logged heat_default_threads ranks 4 -- --weak 512 --cols 2048 --steps 50 --no-gather
-  note "4 ranks, no thread setting ($cores cores): $(grep -o 'node-local rank [0-9]*, [0-9]* threads' "$logs/heat_default_threads.log" | sort -u | tr '\n' ';')"
+  note "4 ranks, no thread setting ($cores cores): $(grep -o 'node-local rank [0-9]*, [0-9]* threads, host; .*' "$logs/heat_default_threads.log" | sort -u | tr '\n' ';')"
   if [ $has_dask = 1 ]; then
     local blocks=(examples/distributed/dask_blocks.py --size "$dask_size" --chunk "$dask_chunk" --repeats 3)
     run_logged dask_1x4 "$py" "${blocks[@]}" --workers 1 --threads 4
