@@ -125,6 +125,7 @@ ranks() {
 }
 
 throughput() { grep -o '[0-9.]* Gcell/s' "$1" | awk '{s += $1} END {print s + 0}'; }
+exchange_ms() { grep -o 'slowest rank: [0-9.]* ms' "$1" | grep -o '[0-9.]* ms' | head -n 1; }
 # Without MPI each process prints its own throughput: the sum is the run's.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 
@@ -161,7 +162,7 @@ stage_cpu() {
     run_logged "heat_weak_${tag}_4x4" ranks 4 OMP_NUM_THREADS=4 -- --weak "$1" --cols "$2" --steps "$cpu_steps" --no-gather
     local one four
     one=$(throughput "$logs/heat_weak_${tag}_1x4.log"); four=$(throughput "$logs/heat_weak_${tag}_4x4.log")
-    note "heat weak scaling, $1 rows x $2 columns per rank: 1 rank x 4 threads $one Gcell/s, 4 ranks x 4 threads $four Gcell/s: $(ratio "$four" "$one")x (bar 3.5x)$([ $has_mpi = 1 ] || echo '; no MPI: no halo exchange')"
+    note "heat weak scaling, $1 rows x $2 columns per rank: 1 rank x 4 threads $one Gcell/s, 4 ranks x 4 threads $four Gcell/s (ghost-row exchange $(exchange_ms "$logs/heat_weak_${1}x${2}_4x4.log")/step): $(ratio "$four" "$one")x (bar 3.5x)$([ $has_mpi = 1 ] || echo '; no MPI: no halo exchange')"
   done
   run_logged heat_default_threads ranks 4 -- --weak 512 --cols 2048 --steps 50 --no-gather
   note "4 ranks, no thread setting ($cores cores): $(grep -o 'node-local rank [0-9]*, [0-9]* threads, host; .*' "$logs/heat_default_threads.log" | sort -u | tr '\n' ';')"
@@ -196,7 +197,7 @@ stage_gpu() {
   local one two
   one=$(throughput "$logs/heat_cuda_weak_1.log"); two=$(throughput "$logs/heat_cuda_weak_2.log")
   note "GPU ranks: $(grep -o 'rank [0-9]*: node-local rank [0-9]*, [0-9]* threads, [A-Za-z]* *[0-9]*' "$logs/heat_cuda_weak_2.log" | sort -u | tr '\n' ';')"
-  note "heat weak scaling on GPUs, 8192 x 8192 per rank: 1 rank $one Gcell/s, 2 ranks $two Gcell/s: $(ratio "$two" "$one")x (bar 1.8x)$([ $has_mpi = 1 ] || echo '; no MPI: no halo exchange')"
+  note "heat weak scaling on GPUs, 8192 x 8192 per rank: 1 rank $one Gcell/s, 2 ranks $two Gcell/s (ghost-row exchange $(exchange_ms "$logs/heat_cuda_weak_2.log")/step): $(ratio "$two" "$one")x (bar 1.8x)$([ $has_mpi = 1 ] || echo '; no MPI: no halo exchange')"
 }
 
 for stage in "${stages[@]}"; do
