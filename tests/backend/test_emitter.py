@@ -66,7 +66,7 @@ def test_statements_point_at_the_users_lines():
 
 def test_stencil_is_an_mdrange_without_index_wrapping():
     text = cpp("star.py", "star(float64[:, ::1], float64[:, ::1])")
-    assert "Kokkos::MDRangePolicy<kpc_exec_space, Kokkos::Rank<2>" in text
+    assert "Kokkos::MDRangePolicy<kpc_exec_space, Kokkos::Rank<2, Kokkos::Iterate::Right, Kokkos::Iterate::Right>" in text
     assert "inp(i, j - k)" in text and "kpc::wrap" not in text
 
 

@@ -266,7 +266,7 @@ void with_loops(const A& a, const B& b, const C& out, int64_t k, V alpha) {
   if constexpr (A::rank == 2 && B::rank == 2) {
     const int64_t m = static_cast<int64_t>(out.extent(0)), n = static_cast<int64_t>(out.extent(1));
     Kokkos::parallel_for(
-        "kpc::matmul", Kokkos::MDRangePolicy<Exec, Kokkos::Rank<2>>({0, 0}, {m, n}),
+        "kpc::matmul", Kokkos::MDRangePolicy<Exec, Kokkos::Rank<2, Kokkos::Iterate::Right, Kokkos::Iterate::Right>>({0, 0}, {m, n}),
         KOKKOS_LAMBDA(const int64_t i, const int64_t j) {
           V s = V(0);
           for (int64_t p = 0; p < k; ++p) {

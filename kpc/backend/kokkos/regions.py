@@ -258,8 +258,12 @@ def _policy(info, begins: list, ends: list) -> str:
             traits.append("Kokkos::Schedule<Kokkos::Dynamic>")
         traits.append("Kokkos::IndexType<int64_t>")
         return f"Kokkos::RangePolicy<{', '.join(traits)}>({begins[0]}, {ends[0]})"
-    return (f"Kokkos::MDRangePolicy<{space}, Kokkos::Rank<{len(begins)}>, Kokkos::IndexType<int64_t>>"
-            f"({{{', '.join(begins)}}}, {{{', '.join(ends)}}})")
+    # The last collapsed loop varies fastest on every space, as the source's loop order says (Kokkos'
+    # default on CUDA is the first: a 2-D reduction over C-ordered arrays then read memory a
+    # row apart in neighbouring threads, 0.11 TB/s on an H200 against 4.3 for the 1-D triad).
+    iterate = "Kokkos::Iterate::Right"
+    return (f"Kokkos::MDRangePolicy<{space}, Kokkos::Rank<{len(begins)}, {iterate}, {iterate}>, "
+            f"Kokkos::IndexType<int64_t>>({{{', '.join(begins)}}}, {{{', '.join(ends)}}})")
 
 
 def _comment(info, loops, pattern: str, paired) -> str:
