@@ -1,0 +1,93 @@
+"""All-pairs shortest paths (Floyd-Warshall with a parallel relaxation), transitive closure, Held-Karp TSP.
+Classic graph DP on dense matrices, with bit masks for the subset DP.
+"""
+import numpy as np
+from numba import njit, prange
+
+
+@njit(parallel=True)
+def floyd_warshall(W):
+    n = W.shape[0]
+    D = W.copy()
+    for i in range(n):
+        D[i, i] = 0.0
+    for k in range(n):
+        for i in prange(n):
+            dik = D[i, k]
+            for j in range(n):
+                if dik + D[k, j] < D[i, j]:
+                    D[i, j] = dik + D[k, j]
+    return D
+
+
+@njit
+def floyd_warshall_np(W):
+    D = W.copy()
+    np.fill_diagonal(D, 0.0)
+    for k in range(D.shape[0]):
+        D = np.minimum(D, D[:, k:k + 1] + D[k:k + 1, :])
+    return D
+
+
+@njit
+def transitive_closure(adj):
+    n = adj.shape[0]
+    R = adj.copy()
+    for k in range(n):
+        for i in range(n):
+            if R[i, k]:
+                for j in range(n):
+                    R[i, j] = R[i, j] or R[k, j]
+    return R
+
+
+@njit
+def held_karp(D):
+    n = D.shape[0]
+    full = 1 << n
+    dp = np.full((full, n), np.inf)
+    dp[1, 0] = 0.0
+    for mask in range(1, full):
+        if not (mask & 1):
+            continue
+        for last in range(n):
+            if not (mask >> last) & 1:
+                continue
+            cur = dp[mask, last]
+            if cur == np.inf:
+                continue
+            for nxt in range(n):
+                if (mask >> nxt) & 1:
+                    continue
+                nm = mask | (1 << nxt)
+                cand = cur + D[last, nxt]
+                if cand < dp[nm, nxt]:
+                    dp[nm, nxt] = cand
+    best = np.inf
+    for last in range(1, n):
+        best = min(best, dp[full - 1, last] + D[last, 0])
+    return best if n > 1 else 0.0
+
+
+KPC_CASES = {
+    "floyd_warshall": {
+        "args": {"W": {"kind": "array", "shape": ("n", "n"), "low": 0.0, "high": 10.0}},
+        "sizes": [{"n": 1}, {"n": 7}, {"n": 300}],
+        "layouts": ["C", "F"],
+        "rtol": 1e-12,
+    },
+    "floyd_warshall_np": {
+        "args": {"W": {"kind": "array", "shape": ("n", "n"), "low": 0.0, "high": 10.0}},
+        "sizes": [{"n": 1}, {"n": 7}, {"n": 300}],
+        "rtol": 1e-12,
+    },
+    "transitive_closure": {
+        "args": {"adj": {"kind": "array", "shape": ("n", "n"), "dtype": "bool"}},
+        "sizes": [{"n": 1}, {"n": 6}, {"n": 400}],
+    },
+    "held_karp": {
+        "args": {"D": {"kind": "array", "shape": ("n", "n"), "low": 1.0, "high": 10.0}},
+        "sizes": [{"n": 1}, {"n": 2}, {"n": 6}, {"n": 15}],
+        "rtol": 1e-12,
+    },
+}
