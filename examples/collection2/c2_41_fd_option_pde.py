@@ -1,26 +1,47 @@
 """Finite-difference pricing of a European put on the Black-Scholes PDE: explicit scheme with swapped buffers,
-implicit/Crank-Nicolson steps with a Thomas tridiagonal solver. Computational-finance course code.
+backward Euler on the log-price heat equation with a tridiagonal solver. Computational-finance course code.
 """
 import numpy as np
 from numba import njit
 
 
 @njit
-def thomas(a, b, c, d):
-    n = d.shape[0]
-    cp = np.empty(n)
-    dp = np.empty(n)
-    cp[0] = c[0] / b[0]
-    dp[0] = d[0] / b[0]
+def solve_tridiagonal(lower, diag, upper, rhs):
+    # constant-coefficient tridiagonal system, solved in place in a copy of rhs
+    n = rhs.shape[0]
+    x = rhs.copy()
+    w = np.empty(n)
+    w[0] = diag
     for i in range(1, n):
-        m = b[i] - a[i] * cp[i - 1]
-        cp[i] = c[i] / m
-        dp[i] = (d[i] - a[i] * dp[i - 1]) / m
-    x = np.empty(n)
-    x[n - 1] = dp[n - 1]
+        f = lower / w[i - 1]
+        w[i] = diag - f * upper
+        x[i] -= f * x[i - 1]
+    x[n - 1] /= w[n - 1]
     for i in range(n - 2, -1, -1):
-        x[i] = dp[i] - cp[i] * x[i + 1]
+        x[i] = (x[i] - upper * x[i + 1]) / w[i]
     return x
+
+
+@njit
+def implicit_heat_put(K, r, sigma, T, xmax, nx, nt):
+    # log-price transform turns Black-Scholes into a heat equation; backward Euler in tau
+    dx = 2.0 * xmax / nx
+    dt = 0.5 * sigma * sigma * T / nt
+    k = 2.0 * r / (sigma * sigma)
+    x = np.linspace(-xmax, xmax, nx + 1)
+    u = np.maximum(np.exp(0.5 * (k - 1) * x) - np.exp(0.5 * (k + 1) * x), 0.0)
+    lam = dt / (dx * dx)
+    for n in range(nt):
+        tau = (n + 1) * dt
+        rhs = u[1:nx].copy()
+        left = np.exp(0.5 * (k - 1) * x[0] + 0.25 * (k - 1) ** 2 * tau)
+        rhs[0] += lam * left
+        u[1:nx] = solve_tridiagonal(-lam, 1.0 + 2.0 * lam, -lam, rhs)
+        u[0] = left
+        u[nx] = 0.0
+    S = K * np.exp(x)
+    V = K * np.exp(-0.5 * (k - 1) * x - 0.25 * (k + 1) ** 2 * 0.5 * sigma * sigma * T) * u
+    return S, V
 
 
 @njit
@@ -40,29 +61,6 @@ def explicit_put(K, r, sigma, T, Smax, nS, nT):
         Vn[nS] = 0.0
         V, Vn = Vn, V
     return S, V
-
-
-@njit
-def crank_nicolson_put(K, r, sigma, T, Smax, nS, nT):
-    dt = T / nT
-    S = np.linspace(0.0, Smax, nS + 1)
-    j = np.arange(nS + 1).astype(np.float64)
-    alpha = 0.25 * dt * (sigma ** 2 * j ** 2 - r * j)
-    beta = -0.5 * dt * (sigma ** 2 * j ** 2 + r)
-    gamma = 0.25 * dt * (sigma ** 2 * j ** 2 + r * j)
-    V = np.maximum(K - S, 0.0)
-    a = -alpha[1:nS]
-    b = 1.0 - beta[1:nS]
-    c = -gamma[1:nS]
-    for n in range(nT):
-        tau = (n + 1) * dt
-        rhs = alpha[1:nS] * V[0:nS - 1] + (1.0 + beta[1:nS]) * V[1:nS] + gamma[1:nS] * V[2:nS + 1]
-        left = K * np.exp(-r * tau)
-        rhs[0] += alpha[1] * left
-        V[1:nS] = thomas(a, b, c, rhs)
-        V[0] = left
-        V[nS] = 0.0
-    return V
 
 
 @njit
@@ -86,11 +84,11 @@ KPC_CASES = {
         "rtol": 1e-9,
         "atol": 1e-9,
     },
-    "crank_nicolson_put": {
+    "implicit_heat_put": {
         "args": {"K": {"kind": "scalar", "value": 100.0}, "r": {"kind": "scalar", "value": 0.05},
                  "sigma": {"kind": "scalar", "value": 0.2}, "T": {"kind": "scalar", "value": 1.0},
-                 "Smax": {"kind": "scalar", "value": 300.0}, "nS": {"kind": "scalar", "value": "s"},
-                 "nT": {"kind": "scalar", "value": "t"}},
+                 "xmax": {"kind": "scalar", "value": 3.0}, "nx": {"kind": "scalar", "value": "s"},
+                 "nt": {"kind": "scalar", "value": "t"}},
         "sizes": [{"s": 3, "t": 1}, {"s": 20, "t": 10}, {"s": 1000, "t": 1000}],
         "rtol": 1e-9,
         "atol": 1e-9,
