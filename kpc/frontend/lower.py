@@ -690,7 +690,7 @@ class FunctionLowering:
         kinds = {"quicksort": False, "mergesort": True, "stable": True}
         if not (isinstance(value, ast.Constant) and value.value in kinds):
             raise self.fail(value, f"argsort(kind=...) takes one of {', '.join(map(repr, kinds))} written in "
-                                   f"the call, as Numba", "call")
+                                   f"the call, as Numba", "sort kind")
         return n.Const(kinds[value.value], loc=self.loc(value))
 
     def no_keywords(self, node: ast.Call, what: str) -> None:
