@@ -44,7 +44,7 @@ def argsort_stable(x):
 
 @njit
 def argsort_rows_stable(m):
-    idx = np.empty(m.shape, dtype=np.int64)
+    idx = np.empty((m.shape[0], m.shape[1]), dtype=np.int64)
     for i in range(m.shape[0]):
         idx[i] = np.argsort(m[i], kind="stable")
     return idx
