@@ -1,7 +1,7 @@
 """Sorts and order statistics, as data-analysis and image kernels write them.
 
 Exercises: `np.sort` of a 1-D array, of a 2-D array (each row), of an expression and of a
-small window inside a loop (a median filter); `np.argsort` with Numba's default order and with
+small window inside a loop (a median filter), `a.sort()` of an array and of rows of a view; `np.argsort` with Numba's default order and with
 `kind="mergesort"` (integer data with many ties: the order of equal keys is compared too; the
 default order of ties is Numba's quicksort, not NumPy's, and is checked against Numba in
 tests/backend/test_order_routines.py);
@@ -19,6 +19,13 @@ from numba import njit, prange
 def sort_copy(x):
     s = np.sort(x)
     return s, s[-1] - s[0]
+
+
+@njit
+def sort_in_place(x, m):
+    x.sort()
+    m[1:].sort()
+    return x[0] + m[-1, -1]
 
 
 @njit
@@ -132,6 +139,13 @@ KPC_CASES = {
         "dtypes": ["float64", "int64", "float32"],
         "sizes": [{"n": 1}, {"n": 14}, {"n": 300}],
         "layouts": ["C", "strided"],
+    },
+    "sort_in_place": {
+        "args": {"x": ("n",), "m": ("r", "c")},
+        "dtypes": ["float64", "int64"],
+        "sizes": [{"n": 1, "r": 2, "c": 1}, {"n": 50, "r": 6, "c": 9}],
+        "writes": ["x", "m"],
+        "layouts": ["C", "F", "strided"],
     },
     "sort_rows_of": {
         "args": {"m": ("r", "c")},

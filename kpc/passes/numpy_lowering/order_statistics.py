@@ -74,6 +74,11 @@ class OrderStatistics:
         fixed = const_int(extents[k]) if k < len(extents) else None
         return extent if fixed is None else self.b.int(fixed)
 
+    def sorted_in_place(self, target, pre: list) -> n.Name:
+        """``a.sort()``'s sorted copy of ``a`` (each row), to be stored back into ``a``."""
+        value = self.array(target, pre)
+        return self.sorted_copy(value, value.dtype, pre, flat=False)
+
     def order_value(self, call: n.Call, pre: list) -> ArrayValue:
         """np.sort / np.argsort, np.percentile / np.quantile of an array of q, np.corrcoef."""
         name = short_name(call.func)
