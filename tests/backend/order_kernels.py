@@ -44,3 +44,11 @@ def row_percentiles(m, q):
 @njit
 def argsort_heapsort(x):
     return np.argsort(x, kind="heapsort")
+
+
+@njit(parallel=True)
+def window_medians(x):
+    out = np.zeros(x.shape[0])
+    for i in prange(2, x.shape[0] - 2):
+        out[i] = np.median(x[i - 2:i + 3])
+    return out

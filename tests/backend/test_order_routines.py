@@ -106,3 +106,29 @@ def test_argsort_kind_numba_rejects_is_a_diagnostic():
     message = str(caught.value)
     assert "argsort(kind=...) takes one of 'quicksort', 'mergesort', 'stable'" in message
     assert "order_kernels.py:46:31" in message and "kind='quicksort' (the default)" in message
+
+
+
+def _cuda_unit(signature: str) -> str:
+    from kpc.api import load_module
+    from kpc.backend.kokkos.emitter import Specialization, emit_translation_unit
+    from kpc.passes.manager import PassContext, run_pipeline
+
+    module = load_module(KERNELS, signatures=[signature])
+    run_pipeline(module, PassContext(target="kokkos"))
+    return emit_translation_unit([Specialization(module, [signature.split("(")[0]])], space="cuda",
+                                 source=str(KERNELS)).source
+
+
+def test_window_median_in_a_prange_is_emitted_for_cuda_on_the_thread_stack():
+    source = _cuda_unit("window_medians(float64[:])")
+    assert '#include "kpc_order.hpp"' in source
+    assert "double kpc_scratch_sorted0[5];" in source
+    assert "kpc::order::sort_rows(sorted0);" in source and "kpc::order::median_sorted(sorted0)" in source
+
+
+def test_row_percentile_of_a_run_time_length_in_a_prange_is_refused_for_cuda():
+    from kpc.backend.kokkos.cxx import BackendError
+
+    with pytest.raises(BackendError, match="needs a constant shape"):
+        _cuda_unit("row_percentiles(float64[:, :], float64)")
