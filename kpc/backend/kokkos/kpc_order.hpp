@@ -193,7 +193,7 @@ KOKKOS_INLINE_FUNCTION double quantile_sorted(const S& s, double q, double scale
   if (greatest != greatest) return nan;
   if (n == 1) return math::isfinite(least) ? least : nan;
   const bool finite = math::isfinite(least) && math::isfinite(greatest);
-  if (p == 100.0) return finite || math::isfinite(greatest) ? greatest : nan;
+  if (p == 100.0) return math::isfinite(greatest) ? greatest : nan;
   if (p == 0.0) {
     if (finite) return least;
     int64_t negative = 0, positive = 0;
