@@ -620,7 +620,8 @@ class FunctionLowering:
         base = self.expr(node.value)
         items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         indices = [self.index_item(item) for item in items]
-        if isinstance(base, n.Index) and not isinstance(base.base, n.Attribute) and all(
+        # Not through a call's result, which may be a tuple (np.histogram(x, b)[1][0]).
+        if isinstance(base, n.Index) and not isinstance(base.base, (n.Attribute, n.Call)) and all(
                 not isinstance(i, n.Slice) and not (isinstance(i, n.Const) and i.value is None)
                 for i in base.indices):
             return n.Index(base.base, base.indices + indices, loc=self.loc(node))
@@ -675,7 +676,22 @@ class FunctionLowering:
         raise self.reject(node, "call", f"{ast.unparse(func)} is not a function name")
 
     def keywords(self, node: ast.Call) -> dict:
-        return {k.arg: self.expr(k.value) for k in node.keywords}
+        found = {}
+        for keyword in node.keywords:
+            if keyword.arg == "kind" and isinstance(node.func, ast.Attribute) and node.func.attr == "argsort":
+                found["stable"] = self.sort_kind(keyword.value)
+            else:
+                found[keyword.arg] = self.expr(keyword.value)
+        return found
+
+    def sort_kind(self, value) -> n.Const:
+        """``argsort(kind=...)``, a string Numba takes as a literal: whether the order is stable
+        (``'mergesort'``, ``'stable'``) or Numba's quicksort order (``'quicksort'``)."""
+        kinds = {"quicksort": False, "mergesort": True, "stable": True}
+        if not (isinstance(value, ast.Constant) and value.value in kinds):
+            raise self.fail(value, f"argsort(kind=...) takes one of {', '.join(map(repr, kinds))} written in "
+                                   f"the call, as Numba", "sort kind")
+        return n.Const(kinds[value.value], loc=self.loc(value))
 
     def no_keywords(self, node: ast.Call, what: str) -> None:
         if node.keywords:

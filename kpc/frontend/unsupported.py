@@ -71,6 +71,7 @@ HINTS = {
     "decorator option": "use a constant (True/False, a number or a string) for the option",
     "eager signature": "write the signature as Numba does, e.g. 'f8(f8[:, :], i8)'",
     "keyword argument": "pass the argument positionally",
+    "sort kind": "write kind='quicksort' (the default), 'mergesort' or 'stable' in the call, as Numba takes it",
     "call": "call functions by name",
     "syntax": "fix the syntax error",
     "complex slicing": "index with integers, slices and np.newaxis",

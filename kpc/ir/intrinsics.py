@@ -88,6 +88,8 @@ NUMPY_OTHER = frozenset({
     "around", "empty_like", "concatenate", "stack", "hstack", "vstack", "full_like",
     "triu", "tril", "flip", "fliplr", "flipud",
 })
+# Order statistics: sorts and the functions of sorted copies (``ORDER_ROUTINES``).
+NUMPY_ORDER = frozenset({"percentile", "quantile", "corrcoef"})
 # NumPy functions the frontend binds to their parameters in order, every default filled in:
 # np.<f>(...) becomes Call("np.<f>", [one argument per parameter]) without keywords.
 NUMPY_BOUND = {
@@ -105,8 +107,17 @@ HOST_ROUTINES = {"linalg_solve": ("np.linalg.solve", 1), "linalg_inv": ("np.lina
                  "linalg_cholesky": ("np.linalg.cholesky", 1), "histogram": ("np.histogram", 2),
                  "histogram_edges": ("np.histogram", 1), "cov": ("np.cov", 1), "cov_xy": ("np.cov", 1),
                  "matmul": ("np.dot", 1)}
+# What ``lower-numpy`` makes of np.sort / np.argsort / np.median / np.percentile / np.quantile: a
+# fresh C-contiguous copy, ordered in place by a builtin ``ExprStmt`` that runs in any execution
+# space (kpc_order.hpp, inside parallel loops too), then read: routine -> how many of its last
+# arguments it writes. ``sort_rows(a)`` sorts each row (the last axis) of ``a``;
+# ``argsort(keys, order, stable)`` writes the order of ``keys`` into ``order``.
+ORDER_ROUTINES = {"sort_rows": 1, "argsort": 1}
+# Scalar functions of a sorted float64 copy (read only): ``median_sorted(s)``,
+# ``quantile_sorted(s, q, scale)`` (q in [0, 100 / scale], checked).
+ORDER_READERS = frozenset({"median_sorted", "quantile_sorted"})
 NUMPY_FUNCS = frozenset(NUMPY_UFUNCS) | NUMPY_REDUCTIONS | NUMPY_ALLOCATIONS | NUMPY_LIKE | NUMPY_OTHER \
-    | frozenset(NUMPY_BOUND)
+    | frozenset(NUMPY_BOUND) | NUMPY_ORDER
 
 # np.random.<f>: draws from the process-wide generator, ``Call(kind="random")``. Each name
 # maps to its parameters in NumPy's order (``size`` last); ``rand``/``randn`` take the

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kpc.ir import nodes as n
-from kpc.ir.intrinsics import HOST_ROUTINES
+from kpc.ir.intrinsics import HOST_ROUTINES, ORDER_ROUTINES
 from kpc.ir.queries import same_expr, statements
 from kpc.ir.types import UNKNOWN, ArrayType
 
@@ -239,11 +239,14 @@ def collect_accesses(scope: ArrayScope, body: list, effects: CallEffects) -> lis
                     add(arg, "read", stmt, via=f"call @{node.func}")
                 if param in writes and scope.is_view(arg):
                     add(arg, "write", stmt, via=f"call @{node.func}")
-        elif node.kind == "builtin" and node.func in HOST_ROUTINES:
-            results = HOST_ROUTINES[node.func][1]
-            for k, arg in enumerate(node.args):
+        elif node.kind == "builtin" and (node.func in HOST_ROUTINES or node.func in ORDER_ROUTINES):
+            results = HOST_ROUTINES[node.func][1] if node.func in HOST_ROUTINES else ORDER_ROUTINES[node.func]
+            # An order routine's flag (argsort's ``stable``) follows its arrays.
+            listed = [a for a in node.args if isinstance(getattr(a, "type", None), ArrayType)] \
+                if node.func in ORDER_ROUTINES else node.args
+            for k, arg in enumerate(listed):
                 if scope.is_view(arg):
-                    add(arg, "write" if k >= len(node.args) - results else "read", stmt, via=f"{node.func}()")
+                    add(arg, "write" if k >= len(listed) - results else "read", stmt, via=f"{node.func}()")
         elif node.kind == "numpy":
             for arg in list(node.args) + [v for k, v in node.kwargs.items() if k != "out"]:
                 if isinstance(arg, n.Name) and scope.is_array(arg.id):

@@ -73,7 +73,10 @@ _ARRAY_FIRST_NUMPY = {"sum", "prod", "min", "max", "amin", "amax", "mean", "std"
                       "ones_like", "full_like", "ravel", "reshape", "transpose", "sort", "argsort",
                       "diff", "trace", "nansum", "nanmean", "nanmin", "nanmax", "median",
                       "count_nonzero", "linalg.norm", "triu", "tril", "flip", "fliplr", "flipud",
-                      "linalg.solve", "linalg.inv", "linalg.cholesky", "histogram", "cov"}
+                      "linalg.solve", "linalg.inv", "linalg.cholesky", "histogram", "cov", "percentile",
+                      "quantile", "corrcoef"}
+# Of those, the ones whose second argument is not an axis (np.percentile(a, 50): q).
+_SECOND_NOT_AXIS = {"reshape", "percentile", "quantile", "corrcoef"}
 # NumPy functions whose first argument has 2 dimensions at least (np.cov: where kpc translates it).
 _MATRIX_FIRST = {"triu", "tril", "fliplr", "linalg.solve", "linalg.inv", "linalg.cholesky", "cov"}
 _BITWISE = {"&", "|", "^", "<<", ">>"}
@@ -315,7 +318,7 @@ class _FunctionUses:
         if (method or name in _ARRAY_FIRST_NUMPY) and node.args and isinstance(node.args[0], n.Name):
             array = node.args[0].id
             axis = node.kwargs.get("axis")
-            if axis is None and not method and name not in ("reshape",) and len(node.args) > 1:
+            if axis is None and not method and name not in _SECOND_NOT_AXIS and len(node.args) > 1:
                 axis = node.args[1]
             if isinstance(axis, n.Const) and isinstance(axis.value, int) and not isinstance(axis.value, bool):
                 k = axis.value
@@ -336,6 +339,10 @@ class _FunctionUses:
                 rank = 2 if k == 0 and name in _MATRIX_FIRST and not paired else 1
                 self.array_use(arg, f"passed to {node.func}")
                 self.demands.append((arg, rank, f"{format_expr(arg)} is passed to {node.func}"))
+        if name == "corrcoef":
+            for arg in node.args:
+                self.array_use(arg, f"passed to {node.func}")
+                self.demands.append((arg, 1, f"{format_expr(arg)} is passed to {node.func}"))
         if name in _MATRIX_NUMPY or (method and name == "dot"):
             for arg in node.args:
                 self.array_use(arg, f"passed to {node.func}")

@@ -458,7 +458,9 @@ def reduction_dtype(name: str, dtype: ScalarType) -> ScalarType:
         if dtype.is_int:
             return UINT64
         return dtype
-    if name in ("mean", "nanmean", "median"):
+    if name == "median":
+        return FLOAT64  # the mean of the middle pair (a float64 division) or the middle element
+    if name in ("mean", "nanmean"):
         return dtype if dtype.is_float or dtype.is_complex else FLOAT64
     if name in ("std", "var"):
         return FLOAT64 if not dtype.is_complex else FLOAT64

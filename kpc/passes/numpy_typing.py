@@ -251,8 +251,51 @@ def _sort_method(node, args, kwargs):
 
 
 def _argsort(node, args, kwargs):
+    """``np.argsort(a[, kind])``: Numba takes a 1-D array only (the frontend turned ``kind`` into
+    ``stable=``)."""
     base = _array(args, 0, node.func)
-    return ArrayType(INT64, base.ndim, "C")
+    if base.ndim != 1:
+        raise TypingFailure(f"{node.func}() of a {base.ndim}-D array (Numba sorts the indices of 1-D arrays only)")
+    _orderable(base, node.func)
+    return ArrayType(INT64, 1, "C")
+
+
+def _sort(node, args, kwargs):
+    base = _array(args, 0, node.func)
+    _orderable(base, node.func)
+    return ArrayType(base.dtype, base.ndim, "C")
+
+
+def _orderable(base: ArrayType, what: str) -> None:
+    if base.dtype.is_complex:
+        raise TypingFailure(f"{what}() of complex numbers (kpc orders real numbers only)")
+
+
+def _percentile(node, args, kwargs):
+    """``np.percentile(a, q)`` / ``np.quantile(a, q)``: float64, a 1-D array for an array ``q``
+    (flattened, as Numba)."""
+    if len(args) != 2 or kwargs:
+        raise TypingFailure(f"{node.func}() takes an array and q (kpc: no other arguments)")
+    a, q = args
+    _orderable(_real_array(a, f"{node.func}()"), node.func)
+    if isinstance(q, ScalarType) and not q.is_complex:
+        return FLOAT64
+    if isinstance(q, ArrayType) and not q.dtype.is_complex:
+        return FLOAT64 if q.ndim == 0 else ArrayType(FLOAT64, 1, "C")
+    raise TypingFailure(f"{node.func}(q=...) takes a number or an array of numbers, got {q}")
+
+
+def _corrcoef(node, args, kwargs):
+    """``np.corrcoef(x[, y])`` of real arrays: float64, a scalar for one 1-D ``x`` (Numba divides
+    its 0-d covariance by itself), else the matrix of ``np.cov(x, y)``."""
+    if kwargs or not 1 <= len(args) <= 2:
+        raise TypingFailure("np.corrcoef() takes x and an optional y (kpc: rowvar is not supported)")
+    for t in args:
+        if _real_array(t, "np.corrcoef()").ndim > 2:
+            raise TypingFailure(f"np.corrcoef() of a {t.ndim}-D array")
+    if len(args) == 1 and args[0].ndim == 1:
+        return FLOAT64
+    return ArrayType(FLOAT64, 2, "C")
 
 
 def _diff(node, args, kwargs):
@@ -424,7 +467,7 @@ _OTHER = {
     (None, "ravel"): _flat, (True, "flatten"): _flat, (None, "reshape"): _reshape,
     (None, "cumsum"): _cumulative, (None, "cumprod"): _cumulative, (True, "astype"): _astype,
     (True, "fill"): _fill, (True, "item"): _item, (None, "clip"): _clip, (False, "linalg.norm"): _norm,
-    (False, "sort"): _same_c, (True, "sort"): _sort_method, (None, "argsort"): _argsort,
+    (False, "sort"): _sort, (True, "sort"): _sort_method, (None, "argsort"): _argsort,
     (None, "diff"): _diff, (None, "trace"): _trace, (None, "isclose"): _isclose,
     (None, "allclose"): _allclose, (False, "round"): _round, (False, "around"): _round,
     (False, "concatenate"): _join, (False, "stack"): _join, (False, "hstack"): _join,
@@ -432,4 +475,5 @@ _OTHER = {
     (False, "flip"): _flip, (False, "fliplr"): _flip, (False, "flipud"): _flip,
     (False, "linalg.solve"): _linalg, (False, "linalg.inv"): _linalg, (False, "linalg.cholesky"): _linalg,
     (False, "histogram"): _histogram, (False, "cov"): _cov,
+    (False, "percentile"): _percentile, (False, "quantile"): _percentile, (False, "corrcoef"): _corrcoef,
 }

@@ -18,7 +18,7 @@ from kpc.ir.types import ArrayType
 
 _MATH = {"sqrt": math.sqrt, "exp": math.exp, "log": math.log, "log1p": math.log1p, "sin": math.sin,
          "cos": math.cos, "tan": math.tan, "atan2": math.atan2, "tanh": math.tanh, "fabs": math.fabs,
-         "floor": math.floor, "ceil": math.ceil, "isnan": math.isnan, "isinf": math.isinf,
+         "floor": math.floor, "ceil": math.ceil, "isnan": math.isnan, "isinf": math.isinf, "isfinite": math.isfinite,
          "hypot": math.hypot, "atan": math.atan, "arctan": math.atan, "arctan2": math.atan2,
          "rint": lambda x: np.rint(x).item()}
 _BIN = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
@@ -154,6 +154,19 @@ def _matmul(a, b, out, ta=False, tb=False, alpha=1):
     out[...] = alpha * ((a.T if ta else a) @ (b.T if tb else b))
 
 
+def _sort_rows(a):
+    a[...] = np.sort(a, axis=-1)
+
+
+def _argsort(keys, order, stable):
+    order[...] = np.argsort(keys, kind="stable")  # the corpus's keys for the default order are distinct
+
+
+# The order routines and readers (ir.intrinsics.ORDER_ROUTINES, ORDER_READERS), computed with NumPy.
+_ORDER_ROUTINES = {"sort_rows": _sort_rows, "argsort": _argsort, "median_sorted": lambda s: float(np.median(s)),
+                   "quantile_sorted": lambda s, q, scale: float(np.percentile(s, q * scale))}
+
+
 # The host routines lower-numpy calls (ir.intrinsics.HOST_ROUTINES), computed with NumPy.
 _HOST_ROUTINES = {"linalg_solve": _fill(np.linalg.solve), "linalg_inv": _fill(np.linalg.inv),
                   "linalg_cholesky": _fill(np.linalg.cholesky), "histogram": _histogram, "histogram_edges": _histogram_edges,
@@ -211,6 +224,6 @@ def _expr(e, env):
         if e.kind == "builtin":
             return {"abs": abs, "min": min, "max": max, "len": len, "int": int, "float": float, "round": round,
                     "bool": bool, "broadcast_operands": _broadcast_operands,
-                    "broadcast_into": _broadcast_into, **_HOST_ROUTINES}[e.func](
+                    "broadcast_into": _broadcast_into, **_HOST_ROUTINES, **_ORDER_ROUTINES}[e.func](
                         *args, **{k: _expr(v, env) for k, v in e.kwargs.items()})
     raise TypeError(f"cannot evaluate {type(e).__name__}: {e}")

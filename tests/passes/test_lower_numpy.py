@@ -652,7 +652,7 @@ def test_allocation_form_is_the_documented_one():
 
 
 @pytest.mark.parametrize("body, construct", [
-    ("return np.sort(x)", "np.sort"),
+    ("return np.linalg.norm(x, 1)", "with an order"),
     ("return np.cumsum(x, axis=0)", "along an axis"),
     ("return x[x > 0]", "boolean mask read"),
     ("return x[::k]", "slice step"),
@@ -672,7 +672,7 @@ def test_unsupported_construct_names_itself_and_its_location(body, construct):
 def test_pass_rejects_unlowerable_kernels_and_their_callers():
     bad = typed_function("""
         def bad(x):
-            return np.sort(x)
+            return np.linalg.norm(x, 1)
     """, x="f64[:]")
     caller = typed_function("""
         def caller(x):
@@ -690,7 +690,7 @@ def test_pass_rejects_unlowerable_kernels_and_their_callers():
     LowerNumpy().apply(PassContext(), module)
     assert list(module.functions) == ["good"]
     assert set(module.rejected) == {"bad", "caller"}
-    assert re.search("np.sort", module.rejected["bad"].diagnostic.message)
+    assert re.search("np.linalg.norm", module.rejected["bad"].diagnostic.message)
 
 
 def test_strided_and_newaxis_views_are_read_through():

@@ -24,7 +24,7 @@ import jinja2
 
 from kpc import __version__
 from kpc.ir import nodes as n
-from kpc.ir.intrinsics import HOST_ROUTINES
+from kpc.ir.intrinsics import HOST_ROUTINES, ORDER_ROUTINES
 from kpc.ir.queries import called_inside, nested_bodies, own_exprs
 from kpc.ir.types import ArrayType, NoneType, ScalarType, TupleType, Type
 
@@ -36,7 +36,7 @@ HERE = Path(__file__).resolve().parent
 INCLUDE_DIR = HERE
 HEADERS = ("kpc_compat.hpp", "kpc_semantics.hpp", "kpc_python.hpp", "kpc_runtime.hpp", "kpc_host.hpp",
            "kpc_numpy.hpp", "kpc_placement.hpp", "kpc_cuda.hpp", "kpc_scatter.hpp", "kpc_random.hpp", "kpc_linalg.hpp", "kpc_blas.hpp",
-           "kpc_support.cpp")
+           "kpc_order.hpp", "kpc_support.cpp")
 # The support library linked into every host-space module (built once per toolchain and flags).
 SUPPORT_SOURCE = HERE / "kpc_support.cpp"
 
@@ -262,6 +262,8 @@ def emit_translation_unit(specializations, space: str = "openmp", source: str = 
     routines = {node.func for spec in specializations for node in n.walk(list(spec.module.functions.values()))
                 if isinstance(node, n.Call) and node.kind == "builtin" and node.func in HOST_ROUTINES}
     products = "matmul" in routines
+    ordered = any(isinstance(node, n.Call) and node.kind == "builtin" and node.func in ORDER_ROUTINES
+                  for spec in specializations for node in n.walk(list(spec.module.functions.values())))
     linalg = bool(routines - {"matmul"})
     if linalg and space == "cuda":
         raise BackendError("np.linalg, np.histogram and np.cov are translated for host execution spaces only "
@@ -302,7 +304,7 @@ def emit_translation_unit(specializations, space: str = "openmp", source: str = 
     text = _ENV.get_template("module.cpp.j2").render(
         version=__version__, source=source or "(unknown)", space=space, exec_space=EXEC_SPACES[space],
         specializations=spec_models, entries=entries, scatter=scatter, draws=draws, linalg=linalg,
-        products=products,
+        products=products, ordered=ordered,
     )
     if space == "cuda":
         text = cuda.finish_source(text)

@@ -14,7 +14,7 @@ NumPy's inf, nan or 0; under ``boundscheck=True`` every index is checked
 from __future__ import annotations
 
 from kpc.ir import nodes as n
-from kpc.ir.intrinsics import HOST_ROUTINES
+from kpc.ir.intrinsics import HOST_ROUTINES, ORDER_READERS, ORDER_ROUTINES
 from kpc.ir.types import BOOL, FLOAT64, INT64, ArrayType, ScalarType, TupleType, Type, UNKNOWN, promote
 
 from .cxx import BackendError, literal, scalar_type
@@ -440,6 +440,11 @@ class ExprEmitter:
             return f"kpc::{name}<{'true' if in_kernel else 'false'}>({shapes})"
         if name in HOST_ROUTINES:
             return self._host_routine(e, name)
+        if name in ORDER_ROUTINES or name in ORDER_READERS:
+            # kpc_order.hpp: any execution space, on arrays lower-numpy allocated (arrays first).
+            flag = {"argsort": BOOL, "quantile_sorted": FLOAT64}.get(name)
+            texts = [self.emit(a) if isinstance(self.type_of(a), ArrayType) else self.emit(a, flag) for a in args]
+            return f"kpc::order::{name}({', '.join(texts)})"
         if name == "round" and len(args) == 1:
             if not (isinstance(arg_t, ScalarType) and arg_t.is_float):
                 return self.convert(args[0], self.emit(args[0]), t)

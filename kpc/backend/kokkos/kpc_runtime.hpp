@@ -108,9 +108,10 @@ inline void check_errors() {
   int error = error_flag();
   if (error == 0) return;
   error_flag() = 0;
-  PyObject* type = error == index_error         ? PyExc_IndexError
-                   : error == empty_range_error ? PyExc_ValueError
-                                                : PyExc_ZeroDivisionError;
+  PyObject* type = error == index_error                                         ? PyExc_IndexError
+                   : error == empty_quantile_error                              ? PyExc_AssertionError
+                   : error == empty_range_error || error >= percentile_range_error ? PyExc_ValueError
+                                                                                : PyExc_ZeroDivisionError;
   throw exception(type, error_message(error));
 }
 

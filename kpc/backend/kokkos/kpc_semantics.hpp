@@ -99,6 +99,12 @@ enum : int {
   index_error = 5,
   empty_range_error = 6,
   complex_division_error = 7,  // z / 0j
+  // np.percentile / np.quantile (kpc_order.hpp): ValueError, AssertionError for the last.
+  percentile_range_error = 8,
+  quantile_range_error = 9,
+  empty_maximum_error = 10,
+  empty_minimum_error = 11,
+  empty_quantile_error = 12,
 };
 
 inline const char* error_message(int error) {
@@ -115,6 +121,16 @@ inline const char* error_message(int error) {
       return "empty range for randrange()";
     case complex_division_error:
       return "complex division by zero";
+    case percentile_range_error:
+      return "Percentiles must be in the range [0, 100]";
+    case quantile_range_error:
+      return "Quantiles must be in the range [0, 1]";
+    case empty_maximum_error:
+      return "zero-size array to reduction operation maximum which has no identity";
+    case empty_minimum_error:
+      return "zero-size array to reduction operation minimum which has no identity";
+    case empty_quantile_error:
+      return "";
     default:
       return "index is out of bounds";
   }

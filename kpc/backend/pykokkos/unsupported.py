@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from kpc.ir import nodes as n
-from kpc.ir.intrinsics import HOST_ROUTINES
+from kpc.ir.intrinsics import HOST_ROUTINES, ORDER_READERS, ORDER_ROUTINES
 from kpc.ir.types import ArrayType
 from kpc.ir.nodes import NOLOC, Loc
 
@@ -77,6 +77,11 @@ def require_numba_semantics(module, name: str) -> None:
                 raise Unsupported(f"{HOST_ROUTINES[node.func][0]}() in '{other}'", node.loc,
                                   "kpc computes it with a C++ host routine (kpc_linalg.hpp) that upstream PyKokkos "
                                   "has no counterpart of; the kernel stays Numba")
+            if isinstance(node, n.Call) and node.kind == "builtin" and (node.func in ORDER_ROUTINES
+                                                                       or node.func in ORDER_READERS):
+                raise Unsupported(f"a sort or order statistic ({node.func}) in '{other}'", node.loc,
+                                  "kpc orders arrays with C++ routines (kpc_order.hpp) that upstream PyKokkos has "
+                                  "no counterpart of; the kernel stays Numba")
             if _is_complex(getattr(node, "type", None)) or isinstance(getattr(node, "value", None), complex) \
                     or isinstance(node, n.Call) and node.kind == "builtin" and node.func == "complex":
                 raise Unsupported(f"complex numbers in '{other}'", loc_of(node),

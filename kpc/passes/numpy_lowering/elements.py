@@ -28,10 +28,12 @@ from ...ir import nodes as n
 from ...ir.nodes import NOLOC
 from ...ir.types import BOOL, INT64, ArrayType, DTypeType, ScalarType, TupleType
 from ..aliasing import is_subview_expr
+from ..host_routines import host_routine, is_tuple_routine
 from ..lowering_errors import NumpyLoweringError
 from .broadcasting import Broadcasting
 from .numpy_calls import NumpyCalls
 from .numpy_names import short_name
+from .order_statistics import OrderStatistics
 from .products import MatrixProducts
 from .reductions import Reductions
 from .shapes import Shapes
@@ -39,7 +41,7 @@ from .ufuncs import Ufuncs
 from .values import ArrayValue, Builder, Namer, clone, const_int, is_nonnegative, is_one
 
 
-class ElementLowering(Shapes, Broadcasting, NumpyCalls, Ufuncs, Reductions, MatrixProducts):
+class ElementLowering(Shapes, Broadcasting, NumpyCalls, Ufuncs, Reductions, MatrixProducts, OrderStatistics):
     """Builds ``ArrayValue``s and scalar expressions for the statements of one function.
 
     ``read_through`` maps local names to the definition their uses read instead of the
@@ -222,6 +224,13 @@ class ElementLowering(Shapes, Broadcasting, NumpyCalls, Ufuncs, Reductions, Matr
             if expr.id in self.read_through:
                 return self.array(clone(self.read_through[expr.id]), pre)
             return self.name_value(expr)
+        if isinstance(expr, n.Index) and is_tuple_routine(expr.base):
+            # np.histogram(x, bins)[0]: one result of a routine computed for this expression.
+            part = const_int(expr.indices[0]) if len(expr.indices) == 1 else None
+            if part is None:
+                self.fail(f"`{expr}`: a result of {expr.base.func}() picked by a non-constant index", expr)
+            name, shape = host_routine(self, expr.base, pre)[part]
+            return self.read_back(name, shape)
         if isinstance(expr, n.Index):
             return self.index_value(self.array(expr.base, pre), expr.indices, pre, expr)
         if isinstance(expr, n.Attribute) and expr.attr == "T":

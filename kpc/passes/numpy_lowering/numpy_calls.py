@@ -21,6 +21,7 @@ from ...ir import nodes as n
 from ...ir.types import BOOL, FLOAT64, INT64, ArrayType, ScalarType, TupleType, promote
 from ..host_routines import ROUTINES, host_routine
 from .numpy_names import ALLOCATIONS, REDUCTIONS, ROUNDING, short_name
+from .order_statistics import ORDERED_ARRAYS, ORDERED_SCALARS
 from .values import ArrayValue, clone, const_int, is_bool_array
 
 
@@ -51,6 +52,8 @@ class NumpyCalls:
                                     const_int(axis), dtype, call)
         if name in ALLOCATIONS:
             return self.allocation_value(name, call, pre)
+        if name in ORDERED_ARRAYS:
+            return self.order_value(call, pre)
         if call.func in ROUTINES:
             ((result, shape),) = host_routine(self, call, pre)
             return self.read_back(result, shape)
@@ -162,6 +165,8 @@ class NumpyCalls:
         name = short_name(call.func)
         subject = call.args[0] if call.args else None
         has_array_arg = any(isinstance(getattr(a, "type", None), ArrayType) for a in call.args)
+        if name in ORDERED_SCALARS and has_array_arg:
+            return self.order_scalar(call, pre)
         if name in REDUCTIONS and has_array_arg and isinstance(subject, n.Index) \
                 and len(subject.indices) == 1 and is_bool_array(subject.indices[0]):
             return self.reduce_masked(REDUCTIONS[name], subject, call.type, pre, call)

@@ -111,6 +111,10 @@ class FunctionLowering:
         if isinstance(s, n.ExprStmt):
             if isinstance(s.value, n.Call) and s.value.func == ".fill":
                 return pre + self.store(s.value.args[0], s.value.args[1], None, low, pre, s.loc)
+            if isinstance(s.value, n.Call) and s.value.func == ".sort":
+                # a.sort(): a sorted copy of each row, stored back.
+                return pre + self.store(s.value.args[0], low.sorted_in_place(s.value.args[0], pre), None, low, pre,
+                                        s.loc)
             s.value = low.scalar(s.value, pre)
             return pre + [s]
         return [s]

@@ -101,6 +101,13 @@ def const_int(expr):
     return None
 
 
+def split_offset(expr):
+    """``(e, c)`` with ``expr`` = ``e + c`` for an integer constant ``c`` (0 when there is none)."""
+    if isinstance(expr, n.BinOp) and expr.op in "+-" and const_int(expr.right) is not None:
+        return expr.left, const_int(expr.right) * (1 if expr.op == "+" else -1)
+    return expr, 0
+
+
 def is_bool_array(expr) -> bool:
     ty = getattr(expr, "type", None)
     return isinstance(ty, ArrayType) and ty.dtype.is_bool
@@ -176,8 +183,9 @@ class Builder:
         b = const_int(right)
         if b is not None:
             return self.add(left, self.int(-b))
-        if str(left) == str(right):
-            return self.int(0)
+        (base, offset), (other, other_offset) = split_offset(left), split_offset(right)
+        if str(base) == str(other):
+            return self.int(offset - other_offset)  # (i + 2) - (i - 1): a window's constant extent
         if isinstance(left, n.BinOp) and left.op == "+":
             if str(left.left) == str(right):
                 return left.right
