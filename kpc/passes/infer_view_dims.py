@@ -331,7 +331,7 @@ class _FunctionUses:
         if name == "cov" and len(node.args) > 4:
             self.integer_use(node.args[4], f"ddof in {node.func}()")
         if name in NUMPY_BOUND:
-            arrays = node.args[:2] if name == "linalg.solve" or paired else node.args[:1]
+            arrays = node.args[:2] if name in ("linalg.solve", "convolve") or paired else node.args[:1]
             for k, arg in enumerate(arrays):
                 rank = 2 if k == 0 and name in _MATRIX_FIRST and not paired else 1
                 self.array_use(arg, f"passed to {node.func}")

@@ -29,6 +29,7 @@ from ...ir.nodes import NOLOC
 from ...ir.types import BOOL, INT64, ArrayType, DTypeType, ScalarType, TupleType
 from ..aliasing import is_subview_expr
 from ..lowering_errors import NumpyLoweringError
+from .array_functions import ArrayFunctions, is_nonzero
 from .broadcasting import Broadcasting
 from .numpy_calls import NumpyCalls
 from .numpy_names import short_name
@@ -39,7 +40,7 @@ from .ufuncs import Ufuncs
 from .values import ArrayValue, Builder, Namer, clone, const_int, is_nonnegative, is_one
 
 
-class ElementLowering(Shapes, Broadcasting, NumpyCalls, Ufuncs, Reductions, MatrixProducts):
+class ElementLowering(Shapes, Broadcasting, NumpyCalls, Ufuncs, Reductions, MatrixProducts, ArrayFunctions):
     """Builds ``ArrayValue``s and scalar expressions for the statements of one function.
 
     ``read_through`` maps local names to the definition their uses read instead of the
@@ -222,6 +223,13 @@ class ElementLowering(Shapes, Broadcasting, NumpyCalls, Ufuncs, Reductions, Matr
             if expr.id in self.read_through:
                 return self.array(clone(self.read_through[expr.id]), pre)
             return self.name_value(expr)
+        if isinstance(expr, n.Index) and isinstance(expr.base.type, TupleType) and is_nonzero(expr.base):
+            # np.nonzero(a)[k]: the k-th of its index arrays.
+            k = const_int(expr.indices[0]) if len(expr.indices) == 1 else None
+            arrays = self.nonzero_indices(expr.base, pre)
+            if k is None or not -len(arrays) <= k < len(arrays):
+                self.fail(f"`{expr}` with an index other than a constant in range", expr)
+            return self.read_back(arrays[k], [self.b.shape_of(arrays[k], 0)])
         if isinstance(expr, n.Index):
             return self.index_value(self.array(expr.base, pre), expr.indices, pre, expr)
         if isinstance(expr, n.Attribute) and expr.attr == "T":
