@@ -18,8 +18,8 @@ errors elsewhere are ``value_check(ok, k)`` builtins: NumPy's ValueError
 >>> low = ElementLowering(f, Namer(f), NOLOC)
 >>> pre = []
 >>> rolled = low.array(Call("np.roll", [Name("u", vec), Const(1)], "numpy", type=vec), pre)
->>> [str(s) for s in pre]
-['shift0: i64 = 1 % u.shape[0] if u.shape[0] > 0 else 0']
+>>> [f"{s.target} = {s.value}" for s in pre]
+['shift0 = 1 % u.shape[0] if u.shape[0] > 0 else 0']
 >>> str(rolled.element([Name("i0")], []))
 'u[i0 - shift0 if i0 >= shift0 else i0 - shift0 + u.shape[0]]'
 """
@@ -247,13 +247,12 @@ class ArrayFunctions:
         result (and raises for negative values or minlength), ``bincount`` fills it."""
         b = self.b
         x, weights, minlength = call.args
-        x = self.array_operand(x, pre)
-        minlength = b.cast(self.scalar(minlength, pre), INT64)
-        length = n.Call("bincount_length", [x, minlength], "builtin", {}, INT64, self.loc)
-        length = self.local("length", length, pre)
-        inputs = [clone(x)]
+        inputs = [self.array_operand(x, pre)]
         if not (isinstance(weights, n.Const) and weights.value is None):
             inputs.append(self.array_operand(weights, pre))
+        minlength = b.cast(self.scalar(minlength, pre), INT64)
+        length = n.Call("bincount_length", [clone(a) for a in inputs] + [minlength], "builtin", {}, INT64, self.loc)
+        length = self.local("length", length, pre)
         type = call.type
         out = b.name(self.namer.fresh("counts", type), type)
         pre.append(n.Assign(clone(out), self.allocation([clone(length)], type.dtype), self.loc))
