@@ -107,7 +107,8 @@ CONVOLVE_MODES = {"full": 0, "same": 1, "valid": 2}
 # arrays allocated just before it: routine -> (the NumPy function it computes, how many results).
 # ``histogram_edges`` is np.histogram given an array of bin edges (the edges are returned as given),
 # ``cov_xy`` np.cov(m, y). ``bincount_length`` returns np.bincount's result length (and raises
-# Numba's ValueErrors) before ``bincount`` fills the result. ``matmul`` is ``@``/np.dot with a 2-D operand at a kernel's host level
+# Numba's ValueErrors) before ``bincount`` fills the result.
+# ``matmul`` is ``@``/np.dot with a 2-D operand at a kernel's host level
 # (kpc_blas.hpp: BLAS, or a parallel loop nest; ``ta=True``/``tb=True``: that operand's transpose).
 HOST_ROUTINES = {"linalg_solve": ("np.linalg.solve", 1), "linalg_inv": ("np.linalg.inv", 1),
                  "linalg_cholesky": ("np.linalg.cholesky", 1), "histogram": ("np.histogram", 2),
