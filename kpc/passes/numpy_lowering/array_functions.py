@@ -1,4 +1,4 @@
-"""NumPy array functions as loops: np.roll, np.convolve, np.diag, np.fill_diagonal, np.nonzero, np.bincount, cumsum by axis.
+"""NumPy array functions as loops: roll, convolve, diag, fill_diagonal, nonzero, bincount, cumsum along an axis.
 
 The element-wise ones are ``ArrayValue``s the consumer's loops read (``np.roll`` reads its
 source at a shifted position, ``np.convolve`` computes each element with a short inner
