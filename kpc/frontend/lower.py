@@ -819,18 +819,30 @@ class FunctionLowering:
         params = [p for p, _ in lib.NUMPY_BOUND[name]]
         if len(node.args) > len(params):
             raise self.fail(node, f"np.{name}() takes at most {len(params)} arguments", "call")
-        bound = dict(zip(params, (self.expr(a) for a in node.args)))
+        bound = dict(zip(params, (self.numpy_argument(name, p, a) for p, a in zip(params, node.args))))
         for keyword in node.keywords:
             if keyword.arg not in params or keyword.arg in bound:
                 raise self.fail(keyword.value, f"np.{name}() got an unexpected or repeated "
                                                f"argument {keyword.arg!r}", "call")
-            bound[keyword.arg] = self.expr(keyword.value)
+            bound[keyword.arg] = self.numpy_argument(name, keyword.arg, keyword.value)
         for param, default in lib.NUMPY_BOUND[name]:
             if param not in bound:
                 if param == params[0]:
                     raise self.fail(node, f"np.{name}() is missing the argument {param!r}", "call")
                 bound[param] = n.Const(default, loc=loc)
         return n.Call(f"np.{name}", [bound[p] for p in params], "numpy", loc=loc)
+
+    def numpy_argument(self, name: str, param: str, node) -> n.Expr:
+        """An argument of a bound NumPy call; np.convolve's mode string becomes its code
+        (``lib.CONVOLVE_MODES``), as a constant: Numba takes it as a literal."""
+        if name != "convolve" or param != "mode":
+            return self.expr(node)
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+            raise self.reject(node, "string", "np.convolve(mode=...) takes 'full', 'same' or 'valid' "
+                                              "written in the call")
+        if node.value not in lib.CONVOLVE_MODES:
+            raise self.fail(node, "np.convolve(): invalid 'mode', valid are 'full', 'same', 'valid'", "call")
+        return n.Const(lib.CONVOLVE_MODES[node.value], loc=self.loc(node))
 
     def kernel_call(self, node: ast.Call, callee: str) -> n.Call:
         """A call of another kernel, arguments bound positionally, defaults filled in."""

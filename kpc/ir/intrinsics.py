@@ -96,17 +96,26 @@ NUMPY_BOUND = {
     "linalg.solve": (("a", None), ("b", None)), "linalg.inv": (("a", None),),
     "linalg.cholesky": (("a", None),), "histogram": (("a", None), ("bins", 10), ("range", None)),
     "cov": (("m", None), ("y", None), ("rowvar", True), ("bias", False), ("ddof", None)),
+    # Array functions of issue 32; np.convolve's mode is a code of CONVOLVE_MODES.
+    "roll": (("a", None), ("shift", None)), "convolve": (("a", None), ("v", None), ("mode", 0)),
+    "bincount": (("x", None), ("weights", None), ("minlength", 0)), "diag": (("v", None), ("k", 0)),
+    "fill_diagonal": (("a", None), ("val", None), ("wrap", False)), "nonzero": (("a", None),),
+    "flatnonzero": (("a", None),),
 }
+# np.convolve(a, v, mode): the mode strings Numba accepts, as the integer the frontend binds.
+CONVOLVE_MODES = {"full": 0, "same": 1, "valid": 2}
 # What ``lower-numpy`` makes of the NumPy functions above: a ``Call(kind="builtin")`` statement
 # of a serial host routine (kpc_linalg.hpp) that writes its results into its last arguments,
 # arrays allocated just before it: routine -> (the NumPy function it computes, how many results).
 # ``histogram_edges`` is np.histogram given an array of bin edges (the edges are returned as given),
-# ``cov_xy`` np.cov(m, y). ``matmul`` is ``@``/np.dot with a 2-D operand at a kernel's host level
+# ``cov_xy`` np.cov(m, y). ``bincount_length`` returns np.bincount's result length (and raises
+# Numba's ValueErrors) before ``bincount`` fills the result.
+# ``matmul`` is ``@``/np.dot with a 2-D operand at a kernel's host level
 # (kpc_blas.hpp: BLAS, or a parallel loop nest; ``ta=True``/``tb=True``: that operand's transpose).
 HOST_ROUTINES = {"linalg_solve": ("np.linalg.solve", 1), "linalg_inv": ("np.linalg.inv", 1),
                  "linalg_cholesky": ("np.linalg.cholesky", 1), "histogram": ("np.histogram", 2),
                  "histogram_edges": ("np.histogram", 1), "cov": ("np.cov", 1), "cov_xy": ("np.cov", 1),
-                 "matmul": ("np.dot", 1)}
+                 "matmul": ("np.dot", 1), "bincount_length": ("np.bincount", 0), "bincount": ("np.bincount", 1)}
 # What ``lower-numpy`` makes of np.sort / np.argsort / np.median / np.percentile / np.quantile: a
 # fresh C-contiguous copy, ordered in place by a builtin ``ExprStmt`` that runs in any execution
 # space (kpc_order.hpp, inside parallel loops too), then read: routine -> how many of its last
@@ -116,6 +125,9 @@ ORDER_ROUTINES = {"sort_rows": 1, "argsort": 1}
 # Scalar functions of a sorted float64 copy (read only): ``median_sorted(s)``,
 # ``quantile_sorted(s, q, scale)`` (q in [0, 100 / scale], checked).
 ORDER_READERS = frozenset({"median_sorted", "quantile_sorted"})
+# ``value_check(ok, k)``: a run-time check lower-numpy adds where NumPy raises ValueError
+# VALUE_ERRORS[k] (``ok`` false); the Kokkos backend raises it once the kernel returns.
+VALUE_ERRORS = ("'a' cannot be empty", "'v' cannot be empty", "slice step cannot be zero")
 NUMPY_FUNCS = frozenset(NUMPY_UFUNCS) | NUMPY_REDUCTIONS | NUMPY_ALLOCATIONS | NUMPY_LIKE | NUMPY_OTHER \
     | frozenset(NUMPY_BOUND) | NUMPY_ORDER
 

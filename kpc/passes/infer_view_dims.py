@@ -78,7 +78,7 @@ _ARRAY_FIRST_NUMPY = {"sum", "prod", "min", "max", "amin", "amax", "mean", "std"
 # Of those, the ones whose second argument is not an axis (np.percentile(a, 50): q).
 _SECOND_NOT_AXIS = {"reshape", "percentile", "quantile", "corrcoef"}
 # NumPy functions whose first argument has 2 dimensions at least (np.cov: where kpc translates it).
-_MATRIX_FIRST = {"triu", "tril", "fliplr", "linalg.solve", "linalg.inv", "linalg.cholesky", "cov"}
+_MATRIX_FIRST = {"triu", "tril", "fliplr", "linalg.solve", "linalg.inv", "linalg.cholesky", "cov", "fill_diagonal"}
 _BITWISE = {"&", "|", "^", "<<", ">>"}
 # Calls whose result has the rank of their first argument.
 _SAME_RANK = {"np.empty_like", "np.zeros_like", "np.ones_like", "np.full_like", "np.copy", ".copy",
@@ -87,6 +87,15 @@ _SAME_RANK = {"np.empty_like", "np.zeros_like", "np.ones_like", "np.full_like", 
 _MATRIX_NUMPY = {"dot", "vdot", "matmul", "outer"}
 _PRODUCTS = {"np.dot", "np.matmul", ".dot"}
 _SHAPE_FIRST_NUMPY = {"empty", "zeros", "ones", "full", "eye", "identity", "arange"}
+def _same_rank_root(expr):
+    """The array whose rank ``expr`` has, through calls that keep their argument's rank
+    (``np.cumsum(np.cumsum(img, axis=0), axis=1)``: ``img``)."""
+    while isinstance(expr, n.Call) and expr.args and (
+            expr.func in _SAME_RANK or expr.func in ("np.cumsum", ".cumsum") and "axis" in expr.kwargs):
+        expr = expr.args[0]
+    return expr
+
+
 # The top of the rank lattice: no NumPy (or Numba) array has more dimensions, so a rank
 # bound above it can only come from rebindings that keep adding dimensions; it is a conflict.
 MAX_RANK = 32
@@ -233,6 +242,11 @@ class _FunctionUses:
     def array_use(self, expr, reason: str) -> None:
         if isinstance(expr, n.Name):
             self.set_lower(expr.id, Fact(1, expr.loc, reason))
+        elif isinstance(expr, (n.Compare, n.BinOp)):
+            # ``x > 0`` where an array is needed: with a constant on one side, the other is the array.
+            left, right = (expr.left, expr.right)
+            if isinstance(right, n.Const) or isinstance(left, n.Const):
+                self.array_use(left if isinstance(right, n.Const) else right, reason)
 
     def integer_use(self, expr, reason: str) -> None:
         if isinstance(expr, n.Name):
@@ -315,8 +329,9 @@ class _FunctionUses:
         # np.cov(m, y): m and y are 1-D or 2-D.
         paired = name == "cov" and len(node.args) > 1 and not (
             isinstance(node.args[1], n.Const) and node.args[1].value is None)
-        if (method or name in _ARRAY_FIRST_NUMPY) and node.args and isinstance(node.args[0], n.Name):
-            array = node.args[0].id
+        root = _same_rank_root(node.args[0]) if node.args else None
+        if (method or name in _ARRAY_FIRST_NUMPY) and isinstance(root, n.Name):
+            array = root.id
             axis = node.kwargs.get("axis")
             if axis is None and not method and name not in _SECOND_NOT_AXIS and len(node.args) > 1:
                 axis = node.args[1]
@@ -333,8 +348,19 @@ class _FunctionUses:
             self.integer_use(node.args[1], f"the number of bins in {node.func}()")
         if name == "cov" and len(node.args) > 4:
             self.integer_use(node.args[4], f"ddof in {node.func}()")
+        if name == "where" and len(node.args) == 1:
+            self.array_use(node.args[0], f"passed to {node.func} alone")
+        if name == "bincount" and node.args and isinstance(node.args[0], n.Name):
+            symbol = self.sym(node.args[0].id)
+            symbol.integer_elements = symbol.integer_elements or f"its elements are counted by {node.func}()"
+        integer_params = {"roll": (1,), "diag": (1,), "bincount": (2,)}.get(name, ())
+        for k in integer_params:
+            if len(node.args) > k:
+                self.integer_use(node.args[k], f"an integer argument of {node.func}()")
         if name in NUMPY_BOUND:
-            arrays = node.args[:2] if name == "linalg.solve" or paired else node.args[:1]
+            weighted = name == "bincount" and len(node.args) > 1 and not (
+                isinstance(node.args[1], n.Const) and node.args[1].value is None)
+            arrays = node.args[:2] if name in ("linalg.solve", "convolve") or paired or weighted else node.args[:1]
             for k, arg in enumerate(arrays):
                 rank = 2 if k == 0 and name in _MATRIX_FIRST and not paired else 1
                 self.array_use(arg, f"passed to {node.func}")

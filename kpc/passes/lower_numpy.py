@@ -64,6 +64,14 @@ What the emitters get after this pass (``array_level_nodes`` is empty), in full:
   ``x = np.empty(...); linalg_solve(a, b, x)``, ``histogram(x, bins[, lo, hi], counts, edges)``,
   ``histogram_edges(x, edges, counts)`` (array bins: the edges are the result as given)
   (see ``host_routines``).
+- **Array functions** (``array_functions``): ``np.roll``, ``np.convolve`` and ``np.diag`` are
+  values read element by element (a shifted read; an inner loop per element; a selected
+  read); ``np.cumsum(a, axis=k)`` a running sum per line into ``tmp<k>``; ``np.fill_diagonal``
+  a loop over the flat diagonal positions; ``np.nonzero``/``np.where(c)``/``np.flatnonzero``
+  a count, the index arrays ``nonzero<k>`` allocated, then one serial filling loop;
+  ``np.bincount`` the host routines ``bincount_length`` then ``bincount``. A slice step held
+  in a variable reads ``first + i * step`` after Python's slice rules computed into locals;
+  ``value_check(ok, k)`` builtins raise NumPy's ValueErrors (``ir.intrinsics.VALUE_ERRORS``).
 - **Rebinding**: ``x = x * 2`` computes into ``tmp<k>`` then rebinds ``x = tmp<k>``.
 - A ``while`` test that needs a reduction becomes ``while True:`` with the reduction
   loops, ``if not test: break``, then the body.

@@ -167,6 +167,8 @@ def _outer(node, args, kwargs):
 
 
 def _where(node, args, kwargs):
+    if len(args) == 1:
+        return _nonzero(node, args, kwargs)
     if len(args) != 3:
         raise TypingFailure("np.where() needs three arguments (condition, x, y)")
     dtypes = [rules.dtype_of(t) for t in args[1:]]
@@ -208,9 +210,20 @@ def _reshape(node, args, kwargs):
 
 
 def _cumulative(node, args, kwargs):
+    """``np.cumsum(a)`` flattens; ``np.cumsum(a, axis)`` keeps ``a``'s rank (Numba has no
+    ``np.cumprod`` along an axis)."""
     base = _array(args, 0, node.func)
     name = node.func.lstrip(".").replace("np.", "")
-    return ArrayType(rules.reduction_dtype(name, base.dtype), 1, "C")
+    axis = node.kwargs.get("axis", node.args[1] if len(node.args) > 1 else None)
+    if axis is None or isinstance(axis, n.Const) and axis.value is None:
+        return ArrayType(rules.reduction_dtype(name, base.dtype), 1, "C")
+    if name != "cumsum":
+        raise TypingFailure(f"{node.func}() with an axis is not supported (Numba: np.cumsum only)")
+    if not (isinstance(axis, n.Const) and isinstance(axis.value, int) and not isinstance(axis.value, bool)):
+        raise TypingFailure(f"{node.func}(axis=...) needs a constant axis")
+    if not -base.ndim <= axis.value < base.ndim:
+        raise TypingFailure(f"axis {axis.value} is out of range for {base}")
+    return ArrayType(rules.reduction_dtype(name, base.dtype), base.ndim, "C")
 
 
 def _astype(node, args, kwargs):
@@ -458,6 +471,76 @@ def _literal_array(node, args, kwargs):
     return ArrayType(element, len(shape), "C")
 
 
+# --- array functions of issue 32: np.roll, np.convolve, np.bincount, np.diag, np.fill_diagonal,
+# np.nonzero / np.flatnonzero / np.where(cond), as Numba types them.
+
+def _integer(t, what: str) -> None:
+    if not (isinstance(t, ScalarType) and t.is_int):
+        raise TypingFailure(f"{what} must be an integer, got {t}")
+
+
+def _roll(node, args, kwargs):
+    """``np.roll(a, shift)``: ``a``'s dtype and shape, C order (Numba has no ``axis``)."""
+    base = _array(args, 0, node.func)
+    _integer(args[1], "np.roll(shift=...)")
+    return ArrayType(base.dtype, base.ndim, "C")
+
+
+def _convolve(node, args, kwargs):
+    """``np.convolve(a, v, mode)`` of 1-D arrays: the promoted dtype."""
+    a, v = _array(args, 0, node.func), _array(args, 1, node.func)
+    for t in (a, v):
+        if t.ndim != 1:
+            raise TypingFailure(f"np.convolve() of a {t.ndim}-D array (1-D only)")
+        if t.dtype.is_bool or t.dtype.is_complex:
+            raise TypingFailure(f"np.convolve() of {t.dtype} arrays (kpc: integers and floats)")
+    return ArrayType(rules.unify(a.dtype, v.dtype), 1, "C")
+
+
+def _bincount(node, args, kwargs):
+    """``np.bincount(x, weights=None, minlength=0)``: int64 counts, float64 weighted sums."""
+    x, weights, minlength = args
+    if not (isinstance(x, ArrayType) and x.ndim == 1 and x.dtype.is_int):
+        raise TypingFailure(f"np.bincount() needs a 1-D array of integers, got {x}")
+    if weights != NONE and not (isinstance(weights, ArrayType) and weights.ndim == 1
+                                and not weights.dtype.is_complex):
+        raise TypingFailure(f"np.bincount(weights=...) needs a 1-D array of numbers, got {weights}")
+    _integer(minlength, "np.bincount(minlength=...)")
+    return ArrayType(INT64 if weights == NONE else FLOAT64, 1, "C")
+
+
+def _diag(node, args, kwargs):
+    """``np.diag(v, k=0)``: a 1-D ``v`` gives a matrix, a 2-D one its k-th diagonal."""
+    base = _array(args, 0, node.func)
+    if base.ndim not in (1, 2):
+        raise TypingFailure(f"np.diag() of a {base.ndim}-D array (Numba: 1-D or 2-D)")
+    _integer(args[1], "np.diag(k=...)")
+    return ArrayType(base.dtype, 3 - base.ndim, "C")
+
+
+def _fill_diagonal(node, args, kwargs):
+    """``np.fill_diagonal(a, val, wrap=False)`` writes ``a`` in place, returns None."""
+    base, val, wrap = args
+    if not isinstance(base, ArrayType) or base.ndim < 2:
+        raise TypingFailure(f"np.fill_diagonal() needs an array of 2 dimensions or more, got {base}")
+    if not (isinstance(val, ScalarType) or isinstance(val, ArrayType)) or rules.dtype_of(val).is_complex:
+        raise TypingFailure(f"np.fill_diagonal(val=...) takes a number or an array of numbers, got {val}")
+    if not (isinstance(wrap, ScalarType) and (wrap.is_bool or wrap.is_int)):
+        raise TypingFailure(f"np.fill_diagonal(wrap=...) takes a boolean, got {wrap}")
+    return NONE
+
+
+def _nonzero(node, args, kwargs):
+    """``np.nonzero(a)`` / ``np.where(a)``: one int64 array of indices per dimension."""
+    base = _array(args, 0, node.func)
+    return TupleType((ArrayType(INT64, 1, "C"),) * base.ndim)
+
+
+def _flatnonzero(node, args, kwargs):
+    _array(args, 0, node.func)
+    return ArrayType(INT64, 1, "C")
+
+
 _OTHER = {
     (False, "array"): _literal_array, (False, "asarray"): _literal_array,
     (None, "arange"): _arange, (None, "linspace"): _linspace, (None, "eye"): _eye,
@@ -476,4 +559,7 @@ _OTHER = {
     (False, "linalg.solve"): _linalg, (False, "linalg.inv"): _linalg, (False, "linalg.cholesky"): _linalg,
     (False, "histogram"): _histogram, (False, "cov"): _cov,
     (False, "percentile"): _percentile, (False, "quantile"): _percentile, (False, "corrcoef"): _corrcoef,
+    (False, "roll"): _roll, (False, "convolve"): _convolve, (False, "bincount"): _bincount,
+    (False, "diag"): _diag, (False, "fill_diagonal"): _fill_diagonal, (False, "nonzero"): _nonzero,
+    (False, "flatnonzero"): _flatnonzero,
 }

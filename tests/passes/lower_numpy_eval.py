@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from kpc.ir import nodes as n
+from kpc.ir.intrinsics import VALUE_ERRORS
 from kpc.ir.types import ArrayType
 
 _MATH = {"sqrt": math.sqrt, "exp": math.exp, "log": math.log, "log1p": math.log1p, "sin": math.sin,
@@ -165,12 +166,27 @@ def _argsort(keys, order, stable):
 # The order routines and readers (ir.intrinsics.ORDER_ROUTINES, ORDER_READERS), computed with NumPy.
 _ORDER_ROUTINES = {"sort_rows": _sort_rows, "argsort": _argsort, "median_sorted": lambda s: float(np.median(s)),
                    "quantile_sorted": lambda s, q, scale: float(np.percentile(s, q * scale))}
+def _bincount_length(x, *rest):
+    """``bincount_length(x[, weights], minlength)``: the length of NumPy's result (and its errors)."""
+    return np.bincount(x, *rest[:-1], minlength=rest[-1]).shape[0]
+
+
+def _bincount(x, *rest):
+    """``bincount(x[, weights], out)``: NumPy's counts or weighted sums."""
+    rest[-1][...] = np.bincount(x, *rest[:-1], minlength=rest[-1].shape[0])
+
+
+def _value_check(ok, error):
+    """``value_check(ok, k)``: NumPy's ValueError ``VALUE_ERRORS[k]`` where ``ok`` is false."""
+    if not ok:
+        raise ValueError(VALUE_ERRORS[error])
 
 
 # The host routines lower-numpy calls (ir.intrinsics.HOST_ROUTINES), computed with NumPy.
 _HOST_ROUTINES = {"linalg_solve": _fill(np.linalg.solve), "linalg_inv": _fill(np.linalg.inv),
                   "linalg_cholesky": _fill(np.linalg.cholesky), "histogram": _histogram, "histogram_edges": _histogram_edges,
-                  "cov": _cov, "cov_xy": _cov_xy, "matmul": _matmul}
+                  "cov": _cov, "cov_xy": _cov_xy, "matmul": _matmul, "bincount_length": _bincount_length,
+                  "bincount": _bincount, "value_check": _value_check}
 
 
 def _expr(e, env):
@@ -207,8 +223,8 @@ def _expr(e, env):
         return env[e.base.id][tuple(_expr(i, env) for i in e.indices)].item()
     if isinstance(e, n.TupleExpr):
         return tuple(_expr(x, env) for x in e.elements)
-    if isinstance(e, n.Attribute) and e.attr == "shape":
-        return env[e.value.id].shape
+    if isinstance(e, n.Attribute) and e.attr in ("shape", "size"):
+        return getattr(env[e.value.id], e.attr)
     if isinstance(e, n.Attribute) and e.attr in ("real", "imag"):
         return getattr(_expr(e.value, env), e.attr)
     if isinstance(e, n.Call):

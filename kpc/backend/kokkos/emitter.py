@@ -266,8 +266,8 @@ def emit_translation_unit(specializations, space: str = "openmp", source: str = 
                   for spec in specializations for node in n.walk(list(spec.module.functions.values())))
     linalg = bool(routines - {"matmul"})
     if linalg and space == "cuda":
-        raise BackendError("np.linalg, np.histogram and np.cov are translated for host execution spaces only "
-                           "(kpc_linalg.hpp runs on the host)")
+        raise BackendError("np.linalg, np.histogram, np.cov and np.bincount are translated for host execution "
+                           "spaces only (kpc_linalg.hpp runs on the host)")
     for index, spec in enumerate(specializations):
         module = spec.module
         namespace = f"s{index}"

@@ -14,7 +14,7 @@ NumPy's inf, nan or 0; under ``boundscheck=True`` every index is checked
 from __future__ import annotations
 
 from kpc.ir import nodes as n
-from kpc.ir.intrinsics import HOST_ROUTINES, ORDER_READERS, ORDER_ROUTINES
+from kpc.ir.intrinsics import HOST_ROUTINES, ORDER_READERS, ORDER_ROUTINES, VALUE_ERRORS
 from kpc.ir.types import BOOL, FLOAT64, INT64, ArrayType, ScalarType, TupleType, Type, UNKNOWN, promote
 
 from .cxx import BackendError, literal, scalar_type
@@ -422,18 +422,12 @@ class ExprEmitter:
             return f"kpc::sign<{scalar_type(t)}>({self.emit(args[0], t)})"
         if name in ("int", "float", "bool"):
             return self.convert(args[0], self.emit(args[0]), t) if args else literal(0, t)
+        if name == "value_check":
+            in_kernel = self._host_check(e, "a NumPy argument check")
+            message = VALUE_ERRORS[args[1].value].replace('"', '\\"')
+            return f'kpc::value_check<{"true" if in_kernel else "false"}>({self.emit(args[0], BOOL)}, "{message}")'
         if name in ("broadcast_operands", "broadcast_into"):
-            # In a kernel body the check cannot throw: it flags, and the binding raises after.
-            in_kernel = getattr(self.scope, "in_region", False) or getattr(self.scope, "variant", "host") != "host"
-            unit = getattr(self.scope, "unit", None)
-            on_device = getattr(self.scope, "in_region", False) \
-                or self.scope.function.name in getattr(unit, "device_functions", ())
-            if on_device and getattr(unit, "space", None) == "cuda":
-                # The check (kpc_numpy.hpp) is host code: called from a CUDA kernel it never ran
-                # and the statement after it was lost (found by the corpus's rows_through_helper).
-                raise BackendError("a NumPy shape check inside code that runs on a CUDA device (an array "
-                                   "expression in a function called from a parallel loop) is not translated "
-                                   "for CUDA; the kernel stays Numba", e.loc)
+            in_kernel = self._host_check(e, "a NumPy shape check")
             shapes = ", ".join(
                 f"std::array<int64_t, {len(a.elements)}>{{{', '.join(self.emit(x, INT64) for x in a.elements)}}}"
                 for a in args)
@@ -450,6 +444,21 @@ class ExprEmitter:
                 return self.convert(args[0], self.emit(args[0]), t)
             return f"static_cast<{scalar_type(t)}>(kpc::math::nearbyint({self.emit(args[0])}))"
         raise BackendError(f"builtin {name}() is not supported by the Kokkos backend", e.loc)
+
+    def _host_check(self, e, what: str) -> bool:
+        """Whether a NumPy check (host code that raises) is emitted in a kernel body, where it
+        cannot throw: it flags, and the binding raises after. Refused on a CUDA device."""
+        in_kernel = getattr(self.scope, "in_region", False) or getattr(self.scope, "variant", "host") != "host"
+        unit = getattr(self.scope, "unit", None)
+        on_device = getattr(self.scope, "in_region", False) \
+            or self.scope.function.name in getattr(unit, "device_functions", ())
+        if on_device and getattr(unit, "space", None) == "cuda":
+            # The check is host code: called from a CUDA kernel it never ran and the statement
+            # after it was lost (found by the corpus's rows_through_helper).
+            raise BackendError(f"{what} inside code that runs on a CUDA device (an array "
+                               "expression in a function called from a parallel loop) is not translated "
+                               "for CUDA; the kernel stays Numba", e.loc)
+        return in_kernel
 
     def _host_routine(self, e, name) -> str:
         """A routine of ``kpc_linalg.hpp`` (``np.linalg.*``, ``np.histogram``, ``np.cov``: serial

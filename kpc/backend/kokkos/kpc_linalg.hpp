@@ -356,5 +356,40 @@ void cov_xy(const M& m, const Y& y, bool rowvar, bool bias, bool has_ddof, int64
   cov_of_rows(x, vars, obs, bias, has_ddof, ddof, out);
 }
 
+// np.bincount(x, weights=None, minlength=0): the result's length, max(x) + 1 and minlength,
+// with Numba's errors in Numba's order (weights' length, minlength, a negative value); then
+// the counts (int64) or the sums of the weights (float64).
+template <class X>
+int64_t bincount_length(const X& x, int64_t minlength) {
+  if (minlength < 0) throw value_error("'minlength' must not be negative");
+  int64_t length = 0;
+  for (int64_t i = 0; i < static_cast<int64_t>(x.extent(0)); ++i) {
+    const int64_t v = static_cast<int64_t>(x(i));
+    if (x(i) < 0) throw value_error("bincount(): first argument must be non-negative");
+    if (v + 1 > length) length = v + 1;
+  }
+  return std::max(length, minlength);
+}
+
+template <class X, class W>
+int64_t bincount_length(const X& x, const W& weights, int64_t minlength) {
+  if (weights.extent(0) != x.extent(0)) throw value_error("bincount(): weights and list don't have the same length");
+  return bincount_length(x, minlength);
+}
+
+template <class X, class O>
+void bincount(const X& x, const O& out) {
+  for (int64_t k = 0; k < static_cast<int64_t>(out.extent(0)); ++k) out(k) = 0;
+  for (int64_t i = 0; i < static_cast<int64_t>(x.extent(0)); ++i) out(static_cast<int64_t>(x(i))) += 1;
+}
+
+template <class X, class W, class O>
+void bincount(const X& x, const W& weights, const O& out) {
+  for (int64_t k = 0; k < static_cast<int64_t>(out.extent(0)); ++k) out(k) = 0;
+  for (int64_t i = 0; i < static_cast<int64_t>(x.extent(0)); ++i) {
+    out(static_cast<int64_t>(x(i))) += static_cast<double>(weights(i));
+  }
+}
+
 }  // namespace linalg
 }  // namespace kpc

@@ -183,6 +183,14 @@ bool broadcast_into(const std::array<int64_t, N>& target, const Shapes&... shape
   return false;
 }
 
+// A run-time check lower-numpy adds where NumPy raises ValueError (value_check(ok, k) in the
+// IR, ir.intrinsics.VALUE_ERRORS[k]): raised now on the host, flagged inside a kernel.
+template <bool InKernel>
+bool value_check(bool ok, const char* message) {
+  if (!ok) broadcast_error<InKernel>(message);
+  return ok;
+}
+
 // -------------------------------------------------------------- session
 
 // The state every kpc module of a process shares. Each module is its own shared object,

@@ -30,6 +30,7 @@ from ...ir.types import BOOL, INT64, ArrayType, DTypeType, ScalarType, TupleType
 from ..aliasing import is_subview_expr
 from ..host_routines import host_routine, is_tuple_routine
 from ..lowering_errors import NumpyLoweringError
+from .array_functions import ArrayFunctions, is_nonzero
 from .broadcasting import Broadcasting
 from .numpy_calls import NumpyCalls
 from .numpy_names import short_name
@@ -41,7 +42,8 @@ from .ufuncs import Ufuncs
 from .values import ArrayValue, Builder, Namer, clone, const_int, is_nonnegative, is_one
 
 
-class ElementLowering(Shapes, Broadcasting, NumpyCalls, Ufuncs, Reductions, MatrixProducts, OrderStatistics):
+class ElementLowering(Shapes, Broadcasting, NumpyCalls, Ufuncs, Reductions, MatrixProducts, OrderStatistics,
+                      ArrayFunctions):
     """Builds ``ArrayValue``s and scalar expressions for the statements of one function.
 
     ``read_through`` maps local names to the definition their uses read instead of the
@@ -231,6 +233,13 @@ class ElementLowering(Shapes, Broadcasting, NumpyCalls, Ufuncs, Reductions, Matr
                 self.fail(f"`{expr}`: a result of {expr.base.func}() picked by a non-constant index", expr)
             name, shape = host_routine(self, expr.base, pre)[part]
             return self.read_back(name, shape)
+        if isinstance(expr, n.Index) and isinstance(expr.base.type, TupleType) and is_nonzero(expr.base):
+            # np.nonzero(a)[k]: the k-th of its index arrays.
+            k = const_int(expr.indices[0]) if len(expr.indices) == 1 else None
+            arrays = self.nonzero_indices(expr.base, pre)
+            if k is None or not -len(arrays) <= k < len(arrays):
+                self.fail(f"`{expr}` with an index other than a constant in range", expr)
+            return self.read_back(arrays[k], [self.b.shape_of(arrays[k], 0)])
         if isinstance(expr, n.Index):
             return self.index_value(self.array(expr.base, pre), expr.indices, pre, expr)
         if isinstance(expr, n.Attribute) and expr.attr == "T":

@@ -20,6 +20,7 @@ from __future__ import annotations
 from ...ir import nodes as n
 from ...ir.types import BOOL, FLOAT64, INT64, ArrayType, ScalarType, TupleType, promote
 from ..host_routines import ROUTINES, host_routine
+from .array_functions import ARRAY_FUNCTIONS
 from .numpy_names import ALLOCATIONS, REDUCTIONS, ROUNDING, short_name
 from .order_statistics import ORDERED_ARRAYS, ORDERED_SCALARS
 from .values import ArrayValue, clone, const_int, is_bool_array
@@ -54,6 +55,8 @@ class NumpyCalls:
             return self.allocation_value(name, call, pre)
         if name in ORDERED_ARRAYS:
             return self.order_value(call, pre)
+        if call.kind == "numpy" and name in ARRAY_FUNCTIONS:
+            return self.array_function(name, call, pre)
         if call.func in ROUTINES:
             ((result, shape),) = host_routine(self, call, pre)
             return self.read_back(result, shape)

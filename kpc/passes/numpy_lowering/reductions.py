@@ -24,7 +24,7 @@ from __future__ import annotations
 from ...ir import nodes as n
 from ...ir.types import BOOL, INT64, ArrayType
 from .numpy_names import REDUCTIONS, short_name
-from .values import ArrayValue, clone
+from .values import ArrayValue, clone, const_int
 
 
 class Reductions:
@@ -32,8 +32,11 @@ class Reductions:
 
     def scan(self, name: str, call: n.Call, pre: list) -> ArrayValue:
         """``np.cumsum``/``np.cumprod`` (flattened, axis=None): a serial loop into a temporary."""
-        if self.arg(call, 1, "axis") is not None:
-            self.fail(f"`{call}` along an axis", call)
+        axis = self.arg(call, 1, "axis")
+        if axis is not None and not (isinstance(axis, n.Const) and axis.value is None):
+            if name != "cumsum" or const_int(axis) is None:
+                self.fail(f"`{call}` along an axis", call)
+            return self.scan_axis(name, call, const_int(axis), pre)
         b = self.b
         dtype = call.type.dtype
         source = self.array(self.subject(call), pre)

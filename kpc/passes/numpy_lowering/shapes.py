@@ -73,6 +73,9 @@ class Shapes:
                     base_idx.append(clone(pick[1]))
                 elif pick[0] == "slice":
                     _, pos, lower, step = pick
+                    if isinstance(step, n.Expr):
+                        base_idx.append(self.b.add(clone(lower), self.b.mul(clone(idx[pos]), clone(step))))
+                        continue
                     scaled = clone(idx[pos]) if abs(step) == 1 else self.b.mul(self.b.int(abs(step)), clone(idx[pos]))
                     base_idx.append(self.b.add(clone(lower), scaled) if step > 0 else self.b.sub(clone(lower), scaled))
                 else:
@@ -86,8 +89,10 @@ class Shapes:
     def slice_dim(self, sl: n.Slice, extent, pre: list):
         """(extent, first index, step) of ``lower:upper:step`` over a dimension of ``extent``."""
         step = 1 if sl.step is None else const_int(sl.step)
-        if step is None or step == 0:
-            self.fail(f"slice step `{sl.step}` (only constant non-zero steps are lowered)", sl)
+        if step is None:
+            return self.slice_by_variable(sl, extent, pre)
+        if step == 0:
+            self.fail(f"slice step `{sl.step}` (only non-zero steps are lowered)", sl)
 
         def bound(e):
             if e is None:
@@ -114,6 +119,35 @@ class Shapes:
         if step != -1:
             span = self.b.binop("//", self.b.add(span, self.b.int(-step - 1)), self.b.int(-step), INT64)
         return span, lower, step
+
+    def slice_by_variable(self, sl: n.Slice, extent, pre: list):
+        """(extent, first index, step) of a slice whose step is a run-time value, with
+        Python's ``slice.indices`` rules (bounds wrapped once, then clipped to the axis; a
+        zero step is NumPy's ValueError); element ``i`` is at ``first + i * step``."""
+        b = self.b
+        step = self.local("step", b.cast(self.scalar(sl.step, pre), INT64), pre)
+        self.value_check(self.compare("!=", clone(step), b.int(0)), "slice step cannot be zero", pre)
+        forward = self.compare(">", clone(step), b.int(0))
+
+        def bound(e, default_forward, default_backward):
+            if e is None:
+                return n.IfExp(clone(forward), default_forward, default_backward, INT64, self.loc)
+            value = self.local("bound", b.cast(self.scalar(e, pre), INT64), pre)
+            wrapped = n.IfExp(self.compare("<", clone(value), b.int(0)), b.add(clone(value), clone(extent)),
+                              clone(value), INT64, self.loc)
+            low = n.IfExp(clone(forward), b.int(0), b.int(-1), INT64, self.loc)
+            high = n.IfExp(clone(forward), clone(extent), b.add(clone(extent), b.int(-1)), INT64, self.loc)
+            return b.builtin("min", [b.builtin("max", [wrapped, low], INT64), high], INT64)
+
+        lower = self.local("first", bound(sl.lower, b.int(0), b.add(clone(extent), b.int(-1))), pre)
+        upper = self.local("stop", bound(sl.upper, clone(extent), b.int(-1)), pre)
+        ahead = b.binop("//", b.add(b.sub(clone(upper), clone(lower)), b.add(clone(step), b.int(-1))),
+                        clone(step), INT64)
+        back = b.binop("//", b.sub(b.sub(clone(lower), clone(upper)), b.add(clone(step), b.int(1))),
+                       b.sub(b.int(0), clone(step)), INT64)
+        backward = n.IfExp(self.compare("<", clone(step), b.int(0)), back, b.int(0), INT64, self.loc)
+        span = b.builtin("max", [n.IfExp(clone(forward), ahead, backward, INT64, self.loc), b.int(0)], INT64)
+        return self.local("span", span, pre), lower, step
 
     def reshape(self, call: n.Call, pre: list) -> ArrayValue:
         """``a.reshape(shape)`` read in C order: adding or dropping unit dimensions of a 1-D

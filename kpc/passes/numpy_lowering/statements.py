@@ -31,6 +31,7 @@ from ...ir.queries import expr_names
 from ...ir.types import BOOL, ArrayType
 from ..aliasing import is_subview_expr, view_roots
 from ..host_routines import ROUTINES, host_routine, is_tuple_routine, result_names
+from .array_functions import is_nonzero
 from .elements import ElementLowering
 from .local_arrays import (inlined_arrays, is_array_target, is_mask, is_view_like, read_through_views,
                            real_arrays_as_their_real_part, refuse_writes_through_parts, store_through_destination,
@@ -115,11 +116,20 @@ class FunctionLowering:
                 # a.sort(): a sorted copy of each row, stored back.
                 return pre + self.store(s.value.args[0], low.sorted_in_place(s.value.args[0], pre), None, low, pre,
                                         s.loc)
+            if isinstance(s.value, n.Call) and s.value.func == "np.fill_diagonal":
+                stmts = low.fill_diagonal(s.value, pre)
+                return pre + stmts
             s.value = low.scalar(s.value, pre)
             return pre + [s]
         return [s]
 
     def returned(self, value, low: ElementLowering, pre: list):
+        if is_nonzero(value):
+            return n.TupleExpr(low.nonzero_indices(value, pre), value.type, value.loc)
+        if self.is_local_part(value):
+            # A part of an array the kernel allocated (``return full[s:s + n]``): a copy, which the
+            # caller cannot tell from the view Numba returns (nothing else holds that array).
+            return low.materialize(low.array(value, pre), pre)
         if is_tuple_routine(value):
             names = [name for name, _ in host_routine(low, value, pre)]
             return n.TupleExpr(names, value.type, value.loc)
@@ -127,6 +137,16 @@ class FunctionLowering:
             value.elements = [self.returned(e, low, pre) for e in value.elements]
             return value
         return low.scalar(value, pre)
+
+    def is_local_part(self, value) -> bool:
+        """``value`` is a subview (not the whole) of arrays the kernel allocated, none a parameter."""
+        if not (isinstance(value, n.Index) and isinstance(value.type, ArrayType) and is_subview_expr(value)):
+            return False
+        base = value.base
+        while isinstance(base, n.Index):
+            base = base.base
+        params = {p.name for p in self.function.params}
+        return isinstance(base, n.Name) and not self.roots.get(base.id, {base.id}) & params
 
     # ----------------------------------------------------------------- assignments
 
@@ -142,6 +162,8 @@ class FunctionLowering:
                 return []
             targets = target.elements if isinstance(target, n.TupleExpr) else [target]
             return [n.Assign(t, name, s.loc) for t, (name, _) in zip(targets, results)]
+        if isinstance(target, n.TupleExpr) and is_nonzero(value) and len(target.elements) == len(value.type.elements):
+            return [n.Assign(t, name, s.loc) for t, name in zip(target.elements, low.nonzero_indices(value, pre))]
         if isinstance(target, n.TupleExpr):
             values = value.elements if isinstance(value, n.TupleExpr) else []
             for v in values:
