@@ -64,6 +64,7 @@ from . import numba_rules as rules
 from .function_typing import MAX_SWEEPS, FunctionTyping
 from .infer_view_dims import param_uses
 from .manager import Pass, register
+from .split_rebindings import split_rebinding
 
 
 @register
@@ -81,6 +82,11 @@ class InferTypes(Pass):
                 return
             except KpcError as error:
                 culprit = typing.current
+                rebinding = getattr(error, "rebinding", None)
+                if rebinding is not None and culprit is not None \
+                        and split_rebinding(module.functions[culprit], rebinding[1], rebinding[0]):
+                    ctx.analyses.pop("param-uses", None)
+                    continue
                 if culprit is None or not _generic_chain(module, culprit, declared):
                     raise
                 _reject_generic(module, culprit, error)
