@@ -240,7 +240,7 @@ class FunctionLowering:
         value = self.expr(node.value)
         targets = [self.target(t) for t in node.targets]
         if len(targets) == 1:
-            return [n.Assign(targets[0], value, loc=loc)]
+            return self.unnest(targets[0], value, loc)
         rebound = {name for target in node.targets[:-1] for name in _target_names(target)}
         if isinstance(value, (n.Const, n.GlobalConst)) or isinstance(value, n.Name) and value.id not in rebound:
             return [n.Assign(t, self.expr(node.value), loc=loc) for t in targets]
@@ -251,6 +251,30 @@ class FunctionLowering:
         held = n.Name(self.fresh_name("chained_value"), loc=value.loc)
         return [n.Assign(held, value, loc=loc)] + [n.Assign(t, n.Name(held.id, loc=held.loc), loc=loc)
                                                    for t in targets]
+
+    def unnest(self, target, value, loc) -> list:
+        """``(a, b), c = v`` as assignments with flat tuple targets. A tuple written out on the
+        right is matched element by element (``(a, b), c = (1, 2), 3`` is ``a, b, c = 1, 2, 3``:
+        the right side is still evaluated whole first); any other value is unpacked into a
+        fresh local per nested target, which is unpacked next (``t0, c = v; a, b = t0``)."""
+        if not (isinstance(target, n.TupleExpr) and any(isinstance(e, n.TupleExpr) for e in target.elements)):
+            return [n.Assign(target, value, loc=loc)]
+        flat_targets, flat_values = _flatten_matching(target, value)
+        if flat_targets is not None:
+            return [n.Assign(n.TupleExpr(flat_targets, loc=target.loc), n.TupleExpr(flat_values, loc=value.loc),
+                             loc=loc)]
+        outer, inner = [], []
+        for element in target.elements:
+            if isinstance(element, n.TupleExpr):
+                held = self.fresh_name("unpacked")
+                outer.append(n.Name(held, loc=element.loc))
+                inner.append((element, n.Name(held, loc=element.loc)))
+            else:
+                outer.append(element)
+        out = [n.Assign(n.TupleExpr(outer, loc=target.loc), value, loc=loc)]
+        for element, held in inner:
+            out += self.unnest(element, held, loc)
+        return out
 
     def target(self, node) -> n.Expr:
         if isinstance(node, ast.Name):
@@ -845,6 +869,23 @@ class FunctionLowering:
                 except NotConstant:
                     raise self.reject(default, "non-constant default", f"{params[position]}") from None
         return n.Call(callee, bound, "kernel", loc=self.loc(node))
+
+
+def _flatten_matching(target, value):
+    """``(targets, values)`` of a nested tuple target and a tuple expression of the same
+    structure, flattened in order; ``(None, None)`` where the structures differ."""
+    if not isinstance(target, n.TupleExpr):
+        return [target], [value]
+    if not isinstance(value, n.TupleExpr) or len(value.elements) != len(target.elements):
+        return None, None
+    targets, values = [], []
+    for t, v in zip(target.elements, value.elements):
+        more_targets, more_values = _flatten_matching(t, v)
+        if more_targets is None:
+            return None, None
+        targets += more_targets
+        values += more_values
+    return targets, values
 
 
 def _canonical(qualified: str) -> str:

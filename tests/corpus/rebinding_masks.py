@@ -74,6 +74,18 @@ def nested_tuples(x, y):
     return s
 
 
+@njit
+def _extremes(x):
+    return (x.min(), x.max()), x.shape[0]
+
+
+@njit
+def spread(x):
+    (lo, hi), n = _extremes(x)
+    (w, (p, q)) = n, (hi, lo)
+    return (p - q) * w + lo
+
+
 KPC_CASES = {
     "positives_sum": {
         "args": {"x": ("n",)},
@@ -118,6 +130,12 @@ KPC_CASES = {
         "args": {"x": ("n",), "y": ("m",)},
         "dtypes": ["float64", "int64"],
         "sizes": [{"n": 0, "m": 3}, {"n": 5, "m": 5}, {"n": 17, "m": 11}],
+        "layouts": ["C", "strided"],
+    },
+    "spread": {
+        "args": {"x": ("n",)},
+        "dtypes": ["float64", "int64"],
+        "sizes": [{"n": 1}, {"n": 6}, {"n": 40}],
         "layouts": ["C", "strided"],
     },
 }
