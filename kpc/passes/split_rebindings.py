@@ -118,6 +118,8 @@ def _following(body: list, stmt) -> list:
 def _fresh(function: n.Function, name: str) -> str:
     used = {p.name for p in function.params} | set(function.locals)
     used |= {node.id for node in n.walk(function.body) if isinstance(node, n.Name)}
+    stem = name.rstrip("0123456789")
+    name = stem[:-1] if stem.endswith("_") and stem != name and len(stem) > 1 else name
     k = 1
     while f"{name}_{k}" in used:
         k += 1

@@ -21,7 +21,7 @@ def positives_sum(x):
 
 @njit
 def masked_scale(x, y):
-    sel = x[y > 0.25] * 2
+    sel = x[y > y.mean()] * 2
     return sel
 
 
@@ -50,8 +50,8 @@ def flatten_rows(x):
 
 
 @njit
-def row_sums(c, n):
-    c = c.reshape(n, -1)
+def row_sums(c):
+    c = c.reshape(c.shape[0], -1)
     c = c.sum(axis=1)
     return c
 
@@ -116,7 +116,7 @@ KPC_CASES = {
         "sizes": [{"n": 1, "m": 1}, {"n": 4, "m": 5}, {"n": 9, "m": 2}],
     },
     "row_sums": {
-        "args": {"c": ("n", "m"), "n": {"kind": "scalar", "value": "n"}},
+        "args": {"c": ("n", "m", 3)},
         "dtypes": ["float64", "float32"],
         "sizes": [{"n": 1, "m": 3}, {"n": 6, "m": 4}, {"n": 20, "m": 7}],
     },
