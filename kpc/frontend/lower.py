@@ -29,6 +29,7 @@ Anything outside the kernel subset raises ``KpcError`` naming the construct.
 from __future__ import annotations
 
 import ast
+import copy
 import builtins
 from collections import Counter
 
@@ -123,6 +124,9 @@ class FunctionLowering:
         self.locals: set = set()
         self.bindings: Counter = Counter()
         self.params: set = set()
+        # Module-level arrays the body reads (name -> loc of the first read): each becomes a
+        # local built at the top of the function from the values Numba freezes.
+        self.module_arrays: dict = {}
 
     # -- helpers
     def loc(self, node) -> n.Loc:
@@ -164,11 +168,31 @@ class FunctionLowering:
         self.bindings = _bindings(body)
         self.params = {p.name for p in params}
         self.locals = set(self.bindings) | self.params
+        lowered = self.block(body)
         function = n.Function(
-            self.name, params, self.block(body), options=dict(self.spec.options),
+            self.name, params, self.frozen_arrays() + lowered, options=dict(self.spec.options),
             signatures=list(self.spec.signatures), docstring=docstring, loc=self.loc(self.fdef),
         )
         return function
+
+    def frozen_arrays(self) -> list:
+        """``GAUSS3 = np.array(((0.0625, 0.125, 0.0625), ...), dtype=np.float64)`` for each
+        module-level array the body reads: Numba freezes such a global into the compiled code as
+        a constant array; here each call builds it once, before the body."""
+        out = []
+        for name, loc in self.module_arrays.items():
+            value = self.scope.arrays[name]
+
+            def literal(part):
+                if isinstance(part, list):
+                    return n.TupleExpr([literal(p) for p in part], loc=loc)
+                return n.Const(part, loc=loc)
+
+            dtype = n.GlobalConst(f"np.{value.dtype.name}_" if value.dtype.name == "bool" else f"np.{value.dtype.name}",
+                                  value.dtype.name, loc=loc)
+            built = n.Call("np.array", [literal(value.tolist())], "numpy", {"dtype": dtype}, loc=loc)
+            out.append(n.Assign(n.Name(name, loc=loc), built, loc=loc))
+        return out
 
     def default_value(self, node, param: str) -> n.Const:
         try:
@@ -586,6 +610,9 @@ class FunctionLowering:
             raise self.reject(node, "first-class function", f"{ident} used as a value")
         if ident in scope.classes:
             raise self.reject(node, "class", ident)
+        if ident in scope.arrays:
+            self.module_arrays.setdefault(ident, loc)
+            return n.Name(ident, loc=loc)
         if ident in scope.variables:
             raise self.reject(node, "module-level variable",
                               f"{ident} is not a numeric constant at module level")
@@ -599,7 +626,7 @@ class FunctionLowering:
         """A reference to an imported module member used as a value (``math.pi``, ``np.float32``)."""
         loc = self.loc(node)
         module, _, attr = qualified.rpartition(".")
-        if module == "math" and attr in MATH_CONSTANTS:
+        if module in ("math", "cmath") and attr in MATH_CONSTANTS:
             return n.GlobalConst(f"math.{attr}", MATH_CONSTANTS[attr], loc=loc)
         if module == "numpy":
             if attr == "newaxis":
@@ -754,6 +781,21 @@ class FunctionLowering:
             return n.Cast(scalar(table[attr]), self.expr(node.args[0]), loc=loc)
         if module == "numpy.random":
             return self.random_call(node, attr)
+        if module == "cmath" and attr in ("phase", "isnan", "isinf", "isfinite") and len(node.args) == 1:
+            # of the parts: atan2(imag, real); NaN or infinite in either part; both finite
+            self.no_keywords(node, f"cmath.{attr}")
+            z = n.Cast(scalar("complex128"), self.expr(node.args[0]), loc=loc, builtin=qualified)
+            parts = [n.Attribute(z, "imag", loc=loc), n.Attribute(copy.deepcopy(z), "real", loc=loc)]
+            if attr == "phase":
+                return n.Call("math.atan2", parts, "math", loc=loc)
+            tests = [n.Call(f"math.{attr}", [part], "math", loc=loc) for part in parts]
+            return n.BoolOp("and" if attr == "isfinite" else "or", tests, loc=loc)
+        if module == "cmath" and attr in lib.CMATH_FUNCS and len(node.args) == 1:
+            # cmath.f(z) is NumPy's f of z made complex (infer-types picks complex64 or complex128,
+            # or rejects a real z where Numba does): a complex result even for a real argument
+            self.no_keywords(node, f"cmath.{attr}")
+            z = n.Cast(scalar("complex128"), self.expr(node.args[0]), loc=loc, builtin=qualified)
+            return n.Call(f"np.{lib.CMATH_FUNCS[attr]}", [z], "numpy", loc=loc)
         if module == "numpy" and attr in lib.COMPLEX_ATTRIBUTES and len(node.args) == 1 and not node.keywords:
             return n.Attribute(self.expr(node.args[0]), attr, loc=loc)
         if module.startswith("numpy"):

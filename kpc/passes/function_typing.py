@@ -317,7 +317,7 @@ class FunctionTyping:
             if node.builtin:
                 if value == UNKNOWN:
                     return UNKNOWN
-                node.to = rules.builtin_cast(node.builtin, value, scalar(lib.CAST_BUILTINS[node.builtin]))
+                node.to = rules.builtin_cast(node.builtin, value, scalar(lib.CAST_BUILTINS.get(node.builtin, "complex128")))
             return node.to
         if isinstance(node, n.Slice):
             for part in (node.lower, node.upper, node.step):

@@ -445,6 +445,7 @@ def test_declared_return_and_locals():
     ("@njit\ndef f(a):\n    for i in range(1.5):\n        pass\n", "range() bounds must be integers"),
     ("@njit\ndef f(a):\n    if a[0] > 0:\n        a = 3\n    return a\n", "parameter 'a' of kernel 'f' has type f64[:]"),
     ("@njit\ndef f(a):\n    return y\n", "y is not defined in this module"),
+    ("import cmath\n@njit\ndef f(a):\n    return cmath.phase(a[0])\n", "cmath.phase() of a f64 does not compile"),
     ("@njit\ndef f(a):\n    return float(a[0] > 0)\n", "float() of a bool does not compile in Numba"),
 ])
 def test_type_errors_are_diagnosed(source, message):
