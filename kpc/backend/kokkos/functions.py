@@ -70,6 +70,8 @@ class FunctionEmitter(StatementEmitter, AllocationEmitter, RegionEmitter, Combin
         # name -> setup lines of the per-thread pools of the region being emitted (allocate_scratch)
         self.region_pools: dict = {}
         self.region_stores: set = set()
+        # arrays allocated inside regions and device functions: unmanaged views (allocate_scratch)
+        self.scratch_views: set = set()
         self.region_index = 0
         self.region_loop_depth = 0
         self.owners: dict = {}
