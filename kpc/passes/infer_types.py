@@ -50,6 +50,7 @@ func @scaled(a: f32[:], k: i32) -> f32   role=entry signatures=['f4(f4[:], i4)']
 
 from __future__ import annotations
 
+import copy
 import heapq
 
 import networkx as nx
@@ -64,7 +65,7 @@ from . import numba_rules as rules
 from .function_typing import MAX_SWEEPS, FunctionTyping
 from .infer_view_dims import param_uses
 from .manager import Pass, register
-from .split_rebindings import split_rebinding
+from .split_rebindings import split_rebinding, split_rebinding_at
 
 
 @register
@@ -87,10 +88,48 @@ class InferTypes(Pass):
                         and split_rebinding(module.functions[culprit], rebinding[1], rebinding[0]):
                     ctx.analyses.pop("param-uses", None)
                     continue
+                at = getattr(error, "rebinding_at", None)
+                if at is not None and at[0] in module.functions and split_rebinding_at(module.functions[at[0]], *at[1:]):
+                    ctx.analyses.pop("param-uses", None)
+                    continue
+                conflict = getattr(error, "call_types", None)
+                if conflict is not None and specialize_callee(module, typing, *conflict):
+                    ctx.analyses.pop("param-uses", None)
+                    continue
                 if culprit is None or not _generic_chain(module, culprit, declared):
                     raise
                 _reject_generic(module, culprit, error)
                 ctx.analyses.pop("param-uses", None)
+
+
+MAX_SPECIALIZATIONS = 16
+
+
+def specialize_callee(module, typing, callee: str, site_id: int) -> bool:
+    """Give the call sites of ``callee`` that pass the types of site ``site_id`` (types another
+    site's do not unify with: ``norm2(a)`` of a vector, ``norm2(m)`` of a matrix) a copy of
+    ``callee`` of their own, ``<callee>_<k>``: Numba compiles a helper once per argument types.
+    False where ``callee`` has a signature of its own or was copied too often already."""
+    function = module.functions[callee]
+    origin = function.specialized_from or callee
+    copies = [f for f in module.functions.values() if f.specialized_from == origin]
+    if function.signatures or len(copies) >= MAX_SPECIALIZATIONS or site_id not in typing.site_calls:
+        return False
+    types = typing.sites[callee][site_id][2]
+    k = 2
+    while f"{origin}_{k}" in module.functions or f"{origin}_{k}" in module.rejected:
+        k += 1
+    clone = copy.deepcopy(function)
+    clone.name = f"{origin}_{k}"
+    clone.specialized_from = origin
+    for param in clone.params:
+        param.type = UNKNOWN
+    module.functions[clone.name] = clone
+    for other, (_, _, other_types) in typing.sites[callee].items():
+        if other_types == types and other in typing.site_calls:
+            typing.site_calls[other].func = clone.name
+    module.rebuild_callgraph()
+    return True
 
 
 def _generic_chain(module, name: str, declared: set) -> bool:
@@ -132,6 +171,8 @@ class ModuleTyping:
         self.generic: dict = {}
         self.uses = None
         self.current = None
+        # id of a call node -> the node, for each call site in ``sites``
+        self.site_calls: dict = {}
 
     def error(self, loc, message: str, construct: str = "type error", hint: str = "", notes=None) -> KpcError:
         return KpcError.at(loc, message, construct, hint, self.source, notes=notes)
@@ -164,6 +205,7 @@ class ModuleTyping:
                 self.returns[name] = returned
                 dirty += module.callers(name)
             for callee, records in typing.calls.items():
+                self.site_calls.update((id(call), call) for call, _ in records)
                 if replace_records(self.sites[callee], name, records):
                     dirty.append(callee)
             for other in dirty:
@@ -207,12 +249,14 @@ class ModuleTyping:
                     continue
                 unified = rules.unify(result[i], ty)
                 if unified is None:
-                    raise self.error(
+                    error = self.error(
                         loc, f"kernel '{function.name}' is called with {param.name}: {ty} here but "
                              f"{param.name}: {first[i][1]} at {first[i][0]}", "type conflict",
                         "kpc gives each device function one signature: make every call pass the same "
                         "types (float(x), a.astype(...), a[i, :] for rows)",
                         notes=[Note(f"called with {param.name}: {first[i][1]} here", first[i][0])])
+                    error.call_types = (function.name, site_id)  # infer-types tries a copy per types first
+                    raise error
                 if ty != result[i]:
                     self.warn(loc, f"'{function.name}' is called with {param.name}: {ty} here and "
                                    f"{first[i][1]} at {first[i][0]}; both calls use {unified}")

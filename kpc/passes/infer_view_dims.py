@@ -437,10 +437,12 @@ class _FunctionUses:
         else:
             both = f"arrays of two ranks, one {abs(offsets[0] - offsets[1])} above the other"
             notes = []
-        return KpcError.at(
+        error = KpcError.at(
             loc, f"variable '{name}' in kernel '{self.function.name}' is bound to {both}",
             "rank conflict", f"Numba gives a variable one type: bind the new view to a new name "
                              f"({name}_view = ...)", self.source, notes=notes)
+        error.rebinding_at = (self.function.name, name, loc)  # infer-types tries split_rebinding first
+        return error
 
     def apply_demands(self) -> bool:
         """Make the operands of products (and the names updated in place with arrays) arrays; True if a fact changed.

@@ -83,6 +83,16 @@ def split_rebinding(function: n.Function, stmt: n.Assign, name: str) -> str | No
     return new
 
 
+def split_rebinding_at(function: n.Function, name: str, loc) -> str | None:
+    """``split_rebinding`` of the assignment to ``name`` whose value is at ``loc`` (the rank
+    analysis of kernels without signatures reports a conflict by location)."""
+    for stmt in n.walk(function.body):
+        if isinstance(stmt, n.Assign) and isinstance(stmt.target, n.Name) and stmt.target.id == name \
+                and (stmt.value.loc == loc or stmt.loc == loc):
+            return split_rebinding(function, stmt, name)
+    return None
+
+
 def _find(body: list, stmt, loops: list):
     """``(block, index, enclosing loops)`` of ``stmt`` under ``body``."""
     for index, current in enumerate(body):

@@ -349,21 +349,21 @@ def test_name_rebound_in_a_loop_it_is_read_in_stays_a_type_conflict():
     assert info.value.diagnostic.construct == "type conflict"
 
 
-def test_device_function_called_with_two_types_names_both_sites():
-    with pytest.raises(KpcError) as info:
-        typed_module("""
-            @njit
-            def g(x):
-                return x
+def test_device_function_called_with_two_types_gets_a_copy_per_types():
+    # as Numba compiles g once for f64[:] and once for f64
+    module = typed_module("""
+        @njit
+        def g(x):
+            return x
 
-            @njit
-            def f(a, s):
-                return g(a)[0] + g(s)
-        """, signatures={"f": "(f8[:], f8)"})
-    diagnostic = info.value.diagnostic
-    assert diagnostic.construct == "type conflict"
-    assert "'g' is called with x: f64 here but x: f64[:] at case.py:12:12" in diagnostic.message
-    assert diagnostic.loc.col == 21
+        @njit
+        def f(a, s, t):
+            return g(a)[0] + g(s) + g(t)
+    """, signatures={"f": "(f8[:], f8, f8)"})
+    calls = [node.func for node in n.walk(module.functions["f"]) if isinstance(node, n.Call)]
+    assert calls == ["g", "g_2", "g_2"]
+    assert [str(module.functions[name].params[0].type) for name in ("g", "g_2")] == ["f64[:]", "f64"]
+    assert module.functions["g_2"].specialized_from == "g"
 
 
 def test_device_function_call_sites_that_unify_share_one_signature():
