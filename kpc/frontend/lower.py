@@ -194,7 +194,11 @@ class FunctionLowering:
             out.append(n.Assign(n.Name(name, loc=loc), built, loc=loc))
         return out
 
-    def default_value(self, node, param: str) -> n.Const:
+    def default_value(self, node, param: str) -> n.Expr:
+        qualified = self.scope.qualify(node) or ""
+        if qualified.startswith("numpy.") and qualified[6:] in lib.NUMPY_DTYPES:
+            # def f(n, dtype=np.float64): a dtype taken as an argument (Numba: class(float64))
+            return n.GlobalConst(f"np.{qualified[6:]}", lib.NUMPY_DTYPES[qualified[6:]], loc=self.loc(node))
         try:
             value = self.scope.evaluate(node)
         except NotConstant:
@@ -906,6 +910,10 @@ class FunctionLowering:
                 default = defaults[position]
                 if default is None:
                     raise self.fail(node, f"{callee}() is missing the argument {params[position]!r}", "call")
+                qualified = self.scope.qualify(default) or ""
+                if qualified.startswith("numpy.") and qualified[6:] in lib.NUMPY_DTYPES:
+                    bound[position] = self.default_value(default, params[position])
+                    continue
                 try:
                     bound[position] = n.Const(self.scope.evaluate(default), loc=self.loc(node))
                 except NotConstant:

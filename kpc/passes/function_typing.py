@@ -386,8 +386,10 @@ class FunctionTyping:
         self.calls.setdefault(node.func, []).append((node, args))
         for param, ty in zip(callee.params, args):
             if param.type != UNKNOWN and ty != UNKNOWN and not rules.can_convert(ty, param.type):
-                raise self.error(node, f"argument {param.name} of '{node.func}' is declared {param.type} "
-                                       f"but this call passes a {ty}", "type conflict")
+                error = self.error(node, f"argument {param.name} of '{node.func}' is declared {param.type} "
+                                         f"but this call passes a {ty}", "type conflict")
+                error.call_site = (node.func, node, tuple(args))  # infer-types tries a copy per types first
+                raise error
         if callee.return_type != UNKNOWN:
             return callee.return_type
         return self.mt.returns.get(node.func, UNKNOWN)

@@ -59,7 +59,7 @@ from kpc.ir import nodes as n
 from kpc.ir.diagnostics import Diagnostic, KpcError, Note, source_line_at
 from kpc.ir.module import Rejected
 from kpc.ir.printer import format_function  # noqa: F401  (doctest)
-from kpc.ir.types import FLOAT64, INT64, UNKNOWN, ArrayType
+from kpc.ir.types import FLOAT64, INT64, UNKNOWN, ArrayType, DTypeType, scalar
 
 from . import numba_rules as rules
 from .function_typing import MAX_SWEEPS, FunctionTyping
@@ -92,7 +92,7 @@ class InferTypes(Pass):
                 if at is not None and at[0] in module.functions and split_rebinding_at(module.functions[at[0]], *at[1:]):
                     ctx.analyses.pop("param-uses", None)
                     continue
-                conflict = getattr(error, "call_types", None)
+                conflict = getattr(error, "call_site", None)
                 if conflict is not None and specialize_callee(module, typing, *conflict):
                     ctx.analyses.pop("param-uses", None)
                     continue
@@ -105,17 +105,17 @@ class InferTypes(Pass):
 MAX_SPECIALIZATIONS = 16
 
 
-def specialize_callee(module, typing, callee: str, site_id: int) -> bool:
-    """Give the call sites of ``callee`` that pass the types of site ``site_id`` (types another
-    site's do not unify with: ``norm2(a)`` of a vector, ``norm2(m)`` of a matrix) a copy of
-    ``callee`` of their own, ``<callee>_<k>``: Numba compiles a helper once per argument types.
-    False where ``callee`` has a signature of its own or was copied too often already."""
+def specialize_callee(module, typing, callee: str, call: n.Call, types: tuple) -> bool:
+    """Give ``call`` and the other call sites of ``callee`` that pass its argument ``types``
+    (types another site's or the callee's signature do not take: ``norm2(a)`` of a vector,
+    ``norm2(m)`` of a matrix) a copy of ``callee`` of their own, ``<callee>_<k>``: Numba compiles
+    a helper once per argument types. False where ``callee`` has an eager signature or was
+    copied too often already."""
     function = module.functions[callee]
     origin = function.specialized_from or callee
     copies = [f for f in module.functions.values() if f.specialized_from == origin]
-    if function.signatures or len(copies) >= MAX_SPECIALIZATIONS or site_id not in typing.site_calls:
+    if function.signatures or len(copies) >= MAX_SPECIALIZATIONS:
         return False
-    types = typing.sites[callee][site_id][2]
     k = 2
     while f"{origin}_{k}" in module.functions or f"{origin}_{k}" in module.rejected:
         k += 1
@@ -124,9 +124,11 @@ def specialize_callee(module, typing, callee: str, site_id: int) -> bool:
     clone.specialized_from = origin
     for param in clone.params:
         param.type = UNKNOWN
+    clone.return_type = UNKNOWN
     module.functions[clone.name] = clone
-    for other, (_, _, other_types) in typing.sites[callee].items():
-        if other_types == types and other in typing.site_calls:
+    call.func = clone.name
+    for other, (_, _, other_types) in typing.sites.get(callee, {}).items():
+        if tuple(other_types) == types and other in typing.site_calls:
             typing.site_calls[other].func = clone.name
     module.rebuild_callgraph()
     return True
@@ -255,7 +257,8 @@ class ModuleTyping:
                         "kpc gives each device function one signature: make every call pass the same "
                         "types (float(x), a.astype(...), a[i, :] for rows)",
                         notes=[Note(f"called with {param.name}: {first[i][1]} here", first[i][0])])
-                    error.call_types = (function.name, site_id)  # infer-types tries a copy per types first
+                    if site_id in self.site_calls:  # infer-types tries a copy per types first
+                        error.call_site = (function.name, self.site_calls[site_id], tuple(types))
                     raise error
                 if ty != result[i]:
                     self.warn(loc, f"'{function.name}' is called with {param.name}: {ty} here and "
@@ -279,6 +282,10 @@ class ModuleTyping:
         for param in function.params:
             if param.type != UNKNOWN:
                 types.append(param.type)
+                continue
+            if isinstance(param.default, n.GlobalConst) and param.default.name.startswith("np."):
+                types.append(DTypeType(scalar(param.default.value)))  # dtype=np.float64: a dtype
+                notes.append(f"{param.name}: {types[-1]} (no signature; the default's)")
                 continue
             ty, note, _ = assumed_type(param.name, uses.get(param.name))
             types.append(ty)

@@ -65,9 +65,12 @@ def constant_locals(function: n.Function) -> dict:
 
 
 def drop_dtype_locals(function: n.Function) -> None:
-    """Locals holding a dtype (``dt = np.float32``): their type says their value, so every read
-    becomes the dtype itself and their assignments go (C++ has no value for a dtype)."""
+    """Locals and parameters holding a dtype (``dt = np.float32``, ``def f(n, dtype=np.float64)``):
+    their type says their value, so every read becomes the dtype itself and their assignments go
+    (C++ has no value for a dtype; such a parameter is not passed to the C++ function)."""
     dtypes = {name: ty for name, ty in function.locals.items() if isinstance(ty, DTypeType)}
+    params = {p.name: p.type for p in function.params if isinstance(p.type, DTypeType)}
+    dtypes.update(params)
     if not dtypes:
         return
 
@@ -79,7 +82,7 @@ def drop_dtype_locals(function: n.Function) -> None:
         f"np.{dtypes[name.id].dtype.numpy_name}", dtypes[name.id].dtype.numpy_name, dtypes[name.id], name.loc)
         if name.id in dtypes else None)
     for name in dtypes:
-        function.locals.pop(name)
+        function.locals.pop(name, None)
 
 
 @register

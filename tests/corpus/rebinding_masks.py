@@ -86,6 +86,22 @@ def spread(x):
     return (p - q) * w + lo
 
 
+@njit
+def filled(n, dtype=np.float64):
+    out = np.empty(n, dtype=dtype)
+    for i in range(n):
+        out[i] = i * 1.5 - 2
+    return out
+
+
+@njit
+def filled_both(n):
+    a = filled(n, np.int32)
+    b = filled(n)
+    c = filled(n, dtype=np.float32)
+    return a.sum() + b.sum() + c.sum(), a[n - 1], c[n // 2]
+
+
 KPC_CASES = {
     "positives_sum": {
         "args": {"x": ("n",)},
@@ -137,5 +153,13 @@ KPC_CASES = {
         "dtypes": ["float64", "int64"],
         "sizes": [{"n": 1}, {"n": 6}, {"n": 40}],
         "layouts": ["C", "strided"],
+    },
+    "filled": {
+        "args": {"n": {"kind": "scalar", "value": "n"}},
+        "sizes": [{"n": 0}, {"n": 1}, {"n": 33}],
+    },
+    "filled_both": {
+        "args": {"n": {"kind": "scalar", "value": "n"}},
+        "sizes": [{"n": 1}, {"n": 33}],
     },
 }
