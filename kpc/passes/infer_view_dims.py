@@ -593,7 +593,9 @@ def _max_rank(ranks: list) -> int | None:
 
 
 def _int_count(node: n.Index) -> int:
-    return sum(1 for i in node.indices if not isinstance(i, n.Slice)
+    """The indices that drop a dimension: not slices, ``None`` nor a comparison (``x[x > 0]``, a
+    boolean mask of ``x``'s rank, 1 as Numba has them: the result is 1-D like ``x``)."""
+    return sum(1 for i in node.indices if not isinstance(i, (n.Slice, n.Compare))
                and not (isinstance(i, n.Const) and i.value is None))
 
 
