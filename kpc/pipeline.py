@@ -879,6 +879,8 @@ def read_decisions(path, source, target: str, signatures, auto_parallel: bool = 
     found, warnings = {}, []
     for name in module.functions:  # one kernel (and its callees) at a time: the others still get theirs
         single = load_module(path, signatures=signatures, source=source)
+        if name not in single.functions:  # a copy infer-types made for other argument types
+            continue
         single.keep_only([name])
         ctx = PassContext(target=target, auto_parallel=auto_parallel)
         try:

@@ -29,6 +29,7 @@ Anything outside the kernel subset raises ``KpcError`` naming the construct.
 from __future__ import annotations
 
 import ast
+import copy
 import builtins
 from collections import Counter
 
@@ -123,6 +124,9 @@ class FunctionLowering:
         self.locals: set = set()
         self.bindings: Counter = Counter()
         self.params: set = set()
+        # Module-level arrays the body reads (name -> loc of the first read): each becomes a
+        # local built at the top of the function from the values Numba freezes.
+        self.module_arrays: dict = {}
 
     # -- helpers
     def loc(self, node) -> n.Loc:
@@ -164,13 +168,37 @@ class FunctionLowering:
         self.bindings = _bindings(body)
         self.params = {p.name for p in params}
         self.locals = set(self.bindings) | self.params
+        lowered = self.block(body)
         function = n.Function(
-            self.name, params, self.block(body), options=dict(self.spec.options),
+            self.name, params, self.frozen_arrays() + lowered, options=dict(self.spec.options),
             signatures=list(self.spec.signatures), docstring=docstring, loc=self.loc(self.fdef),
         )
         return function
 
-    def default_value(self, node, param: str) -> n.Const:
+    def frozen_arrays(self) -> list:
+        """``GAUSS3 = np.array(((0.0625, 0.125, 0.0625), ...), dtype=np.float64)`` for each
+        module-level array the body reads: Numba freezes such a global into the compiled code as
+        a constant array; here each call builds it once, before the body."""
+        out = []
+        for name, loc in self.module_arrays.items():
+            value = self.scope.arrays[name]
+
+            def literal(part):
+                if isinstance(part, list):
+                    return n.TupleExpr([literal(p) for p in part], loc=loc)
+                return n.Const(part, loc=loc)
+
+            dtype = n.GlobalConst(f"np.{value.dtype.name}_" if value.dtype.name == "bool" else f"np.{value.dtype.name}",
+                                  value.dtype.name, loc=loc)
+            built = n.Call("np.array", [literal(value.tolist())], "numpy", {"dtype": dtype}, loc=loc)
+            out.append(n.Assign(n.Name(name, loc=loc), built, loc=loc))
+        return out
+
+    def default_value(self, node, param: str) -> n.Expr:
+        qualified = self.scope.qualify(node) or ""
+        if qualified.startswith("numpy.") and qualified[6:] in lib.NUMPY_DTYPES:
+            # def f(n, dtype=np.float64): a dtype taken as an argument (Numba: class(float64))
+            return n.GlobalConst(f"np.{qualified[6:]}", lib.NUMPY_DTYPES[qualified[6:]], loc=self.loc(node))
         try:
             value = self.scope.evaluate(node)
         except NotConstant:
@@ -240,7 +268,7 @@ class FunctionLowering:
         value = self.expr(node.value)
         targets = [self.target(t) for t in node.targets]
         if len(targets) == 1:
-            return [n.Assign(targets[0], value, loc=loc)]
+            return self.unnest(targets[0], value, loc)
         rebound = {name for target in node.targets[:-1] for name in _target_names(target)}
         if isinstance(value, (n.Const, n.GlobalConst)) or isinstance(value, n.Name) and value.id not in rebound:
             return [n.Assign(t, self.expr(node.value), loc=loc) for t in targets]
@@ -251,6 +279,30 @@ class FunctionLowering:
         held = n.Name(self.fresh_name("chained_value"), loc=value.loc)
         return [n.Assign(held, value, loc=loc)] + [n.Assign(t, n.Name(held.id, loc=held.loc), loc=loc)
                                                    for t in targets]
+
+    def unnest(self, target, value, loc) -> list:
+        """``(a, b), c = v`` as assignments with flat tuple targets. A tuple written out on the
+        right is matched element by element (``(a, b), c = (1, 2), 3`` is ``a, b, c = 1, 2, 3``:
+        the right side is still evaluated whole first); any other value is unpacked into a
+        fresh local per nested target, which is unpacked next (``t0, c = v; a, b = t0``)."""
+        if not (isinstance(target, n.TupleExpr) and any(isinstance(e, n.TupleExpr) for e in target.elements)):
+            return [n.Assign(target, value, loc=loc)]
+        flat_targets, flat_values = _flatten_matching(target, value)
+        if flat_targets is not None:
+            return [n.Assign(n.TupleExpr(flat_targets, loc=target.loc), n.TupleExpr(flat_values, loc=value.loc),
+                             loc=loc)]
+        outer, inner = [], []
+        for element in target.elements:
+            if isinstance(element, n.TupleExpr):
+                held = self.fresh_name("unpacked")
+                outer.append(n.Name(held, loc=element.loc))
+                inner.append((element, n.Name(held, loc=element.loc)))
+            else:
+                outer.append(element)
+        out = [n.Assign(n.TupleExpr(outer, loc=target.loc), value, loc=loc)]
+        for element, held in inner:
+            out += self.unnest(element, held, loc)
+        return out
 
     def target(self, node) -> n.Expr:
         if isinstance(node, ast.Name):
@@ -562,6 +614,9 @@ class FunctionLowering:
             raise self.reject(node, "first-class function", f"{ident} used as a value")
         if ident in scope.classes:
             raise self.reject(node, "class", ident)
+        if ident in scope.arrays:
+            self.module_arrays.setdefault(ident, loc)
+            return n.Name(ident, loc=loc)
         if ident in scope.variables:
             raise self.reject(node, "module-level variable",
                               f"{ident} is not a numeric constant at module level")
@@ -575,7 +630,7 @@ class FunctionLowering:
         """A reference to an imported module member used as a value (``math.pi``, ``np.float32``)."""
         loc = self.loc(node)
         module, _, attr = qualified.rpartition(".")
-        if module == "math" and attr in MATH_CONSTANTS:
+        if module in ("math", "cmath") and attr in MATH_CONSTANTS:
             return n.GlobalConst(f"math.{attr}", MATH_CONSTANTS[attr], loc=loc)
         if module == "numpy":
             if attr == "newaxis":
@@ -746,6 +801,21 @@ class FunctionLowering:
             return n.Cast(scalar(table[attr]), self.expr(node.args[0]), loc=loc)
         if module == "numpy.random":
             return self.random_call(node, attr)
+        if module == "cmath" and attr in ("phase", "isnan", "isinf", "isfinite") and len(node.args) == 1:
+            # of the parts: atan2(imag, real); NaN or infinite in either part; both finite
+            self.no_keywords(node, f"cmath.{attr}")
+            z = n.Cast(scalar("complex128"), self.expr(node.args[0]), loc=loc, builtin=qualified)
+            parts = [n.Attribute(z, "imag", loc=loc), n.Attribute(copy.deepcopy(z), "real", loc=loc)]
+            if attr == "phase":
+                return n.Call("math.atan2", parts, "math", loc=loc)
+            tests = [n.Call(f"math.{attr}", [part], "math", loc=loc) for part in parts]
+            return n.BoolOp("and" if attr == "isfinite" else "or", tests, loc=loc)
+        if module == "cmath" and attr in lib.CMATH_FUNCS and len(node.args) == 1:
+            # cmath.f(z) is NumPy's f of z made complex (infer-types picks complex64 or complex128,
+            # or rejects a real z where Numba does): a complex result even for a real argument
+            self.no_keywords(node, f"cmath.{attr}")
+            z = n.Cast(scalar("complex128"), self.expr(node.args[0]), loc=loc, builtin=qualified)
+            return n.Call(f"np.{lib.CMATH_FUNCS[attr]}", [z], "numpy", loc=loc)
         if module == "numpy" and attr in lib.COMPLEX_ATTRIBUTES and len(node.args) == 1 and not node.keywords:
             return n.Attribute(self.expr(node.args[0]), attr, loc=loc)
         if module.startswith("numpy"):
@@ -868,11 +938,32 @@ class FunctionLowering:
                 default = defaults[position]
                 if default is None:
                     raise self.fail(node, f"{callee}() is missing the argument {params[position]!r}", "call")
+                qualified = self.scope.qualify(default) or ""
+                if qualified.startswith("numpy.") and qualified[6:] in lib.NUMPY_DTYPES:
+                    bound[position] = self.default_value(default, params[position])
+                    continue
                 try:
                     bound[position] = n.Const(self.scope.evaluate(default), loc=self.loc(node))
                 except NotConstant:
                     raise self.reject(default, "non-constant default", f"{params[position]}") from None
         return n.Call(callee, bound, "kernel", loc=self.loc(node))
+
+
+def _flatten_matching(target, value):
+    """``(targets, values)`` of a nested tuple target and a tuple expression of the same
+    structure, flattened in order; ``(None, None)`` where the structures differ."""
+    if not isinstance(target, n.TupleExpr):
+        return [target], [value]
+    if not isinstance(value, n.TupleExpr) or len(value.elements) != len(target.elements):
+        return None, None
+    targets, values = [], []
+    for t, v in zip(target.elements, value.elements):
+        more_targets, more_values = _flatten_matching(t, v)
+        if more_targets is None:
+            return None, None
+        targets += more_targets
+        values += more_values
+    return targets, values
 
 
 def _canonical(qualified: str) -> str:

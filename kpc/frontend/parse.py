@@ -9,15 +9,18 @@ With ``strict=True`` the first diagnostic is raised instead.
 from __future__ import annotations
 
 import ast
+import dataclasses
 
 import networkx as nx
 
 from kpc.ir import python_source
 from kpc.ir.diagnostics import KpcError
 from kpc.ir.module import Module, Rejected
+from kpc.ir import nodes as n
+from kpc.ir.intrinsics import NUMPY_DTYPES
 from kpc.ir.nodes import Call, Loc, walk
 from kpc.ir.signature import Signature, SignatureError, parse_signature
-from kpc.ir.types import UNKNOWN, ArrayType
+from kpc.ir.types import UNKNOWN, ArrayType, DTypeType, scalar
 
 from .decorators import DecoratorReader
 from .gufuncs import LOOP as GUFUNC_LOOP, LayoutError, loop_kernel, parse_layout
@@ -211,6 +214,15 @@ def _normalize_signatures(signatures, path: str) -> dict:
 
 
 def _apply_signature(function, signature: Signature, loc: Loc, source: str) -> None:
+    args = list(signature.args)
+    for param in function.params[len(args):]:
+        # a dtype parameter left out takes its default's type, as the call would pass it
+        if not (isinstance(param.default, n.GlobalConst) and isinstance(param.default.value, str)
+                and param.default.value in NUMPY_DTYPES.values()):
+            break
+        args.append(DTypeType(scalar(param.default.value)))
+    if len(args) == len(function.params):
+        signature = dataclasses.replace(signature, args=tuple(args))
     if len(signature.args) != len(function.params):
         raise KpcError.at(loc, f"signature {signature.text or signature} of '{function.name}' has "
                                f"{len(signature.args)} argument types but the function takes "

@@ -35,6 +35,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from kpc.ir.intrinsics import NUMPY_DTYPES
+
 _BINOPS = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
     ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
@@ -81,7 +83,14 @@ class ModuleScope:
     ``imports``: the import statements, as records for ``Module.imports``;
     ``option_dicts``: name -> ``{key: value}`` of a top-level dict of constants (``OPTS = dict(parallel=True)``),
     for decorators that spread it (``@njit(**OPTS)``); ``decorator_calls``: name -> the ``ast.Call`` a
-    top-level name is bound to (``pjit = njit(parallel=True)``), for decorators spelled by that name.
+    top-level name is bound to (``pjit = njit(parallel=True)``), for decorators spelled by that name;
+    ``arrays``: name -> the NumPy array of a top-level ``np.array(<numbers>)`` (with arithmetic on
+    it: ``np.array([[1.0, 2.0], [2.0, 1.0]]) / 6.0``) that no top-level statement writes into;
+    kernels read it as the constant Numba freezes.
+
+    >>> scope = ModuleScope.from_tree(ast.parse("import numpy as np\\nW = np.array([1, 2, 1]) / 4.0"))
+    >>> scope.arrays["W"]
+    array([0.25, 0.5 , 0.25])
     """
 
     aliases: dict = field(default_factory=dict)
@@ -92,6 +101,7 @@ class ModuleScope:
     imports: list = field(default_factory=list)
     option_dicts: dict = field(default_factory=dict)
     decorator_calls: dict = field(default_factory=dict)
+    arrays: dict = field(default_factory=dict)
 
     @classmethod
     def from_tree(cls, tree: ast.Module) -> "ModuleScope":
@@ -104,6 +114,15 @@ class ModuleScope:
                 for name in _bound_names(stmt):
                     scope._forget(name)
                     scope.variables.add(name)
+        for node in ast.walk(ast.Module([s for s in tree.body if not isinstance(
+                s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))], [])):
+            written = node.targets if isinstance(node, ast.Assign) else [node.target] \
+                if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+            for target in written:
+                while isinstance(target, (ast.Subscript, ast.Attribute)):
+                    target = target.value
+                if isinstance(target, ast.Name) and not isinstance(target.ctx, ast.Store):
+                    scope.arrays.pop(target.id, None)
         return scope
 
     def _top_level(self, stmt) -> None:
@@ -139,6 +158,10 @@ class ModuleScope:
                 self._bind(target, value)
             if value is NotConstant and len(targets) == 1 and isinstance(targets[0], ast.Name):
                 self._bind_call(targets[0].id, stmt.value)
+                try:
+                    self.arrays[targets[0].id] = self._array(stmt.value)
+                except NotConstant:
+                    pass
 
     def _bind(self, target, value) -> None:
         """Bind an assignment target to a constant value (``NotConstant``: a variable), unpacking
@@ -187,6 +210,7 @@ class ModuleScope:
         self.variables.discard(name)
         self.functions.pop(name, None)
         self.classes.discard(name)
+        self.arrays.pop(name, None)
 
     def qualify(self, node) -> str | None:
         """The qualified name of a dotted reference to an imported module or object, else None.
@@ -272,6 +296,43 @@ class ModuleScope:
             return function(*args)
         except (ArithmeticError, ValueError, TypeError):
             raise NotConstant from None
+
+    def _array(self, node) -> np.ndarray:
+        """The array of ``np.array(<nested lists of numbers>[, dtype=np.<dtype>])``, of an earlier
+        such array, or of arithmetic on them and numbers, computed by NumPy; else ``NotConstant``."""
+        if isinstance(node, ast.Name) and node.id in self.arrays:
+            return self.arrays[node.id]
+        if isinstance(node, ast.Call) and self.qualify(node.func) in ("numpy.array", "numpy.asarray") \
+                and len(node.args) == 1 and all(k.arg == "dtype" for k in node.keywords):
+            dtype = None
+            if node.keywords:
+                name = self.qualify(node.keywords[0].value) or ""
+                if not name.startswith("numpy.") or name[6:] not in NUMPY_DTYPES:
+                    raise NotConstant
+                dtype = NUMPY_DTYPES[name[6:]]
+            value = _numpy_value(lambda data: np.array(data, dtype=dtype), [self._nested(node.args[0])])
+        elif isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
+            sides = []
+            for side in (node.left, node.right):
+                try:
+                    sides.append(self._array(side))
+                except NotConstant:
+                    sides.append(self._number(side))
+            if not any(isinstance(side, np.ndarray) for side in sides):
+                raise NotConstant
+            value = _numpy_value(_BINOPS[type(node.op)], sides)
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            value = -self._array(node.operand)
+        else:
+            raise NotConstant
+        if not isinstance(value, np.ndarray) or value.dtype.name not in NUMPY_DTYPES.values() or value.ndim == 0:
+            raise NotConstant
+        return value
+
+    def _nested(self, node):
+        if isinstance(node, (ast.List, ast.Tuple)):
+            return [self._nested(e) for e in node.elts]
+        return self._number(node)
 
     def _finfo(self, call: ast.Call, attr: str) -> float:
         if self.qualify(call.func) != "numpy.finfo" or len(call.args) != 1 or call.keywords:

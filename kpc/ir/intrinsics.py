@@ -147,6 +147,13 @@ ARRAY_METHODS = frozenset({
     "dot", "clip", "sort", "argsort", "item",
 })
 ARRAY_ATTRIBUTES = frozenset({"shape", "size", "ndim", "T", "dtype"})
+# cmath functions of one complex number -> the NumPy function of a complex128 that computes them.
+CMATH_FUNCS = {name: name for name in ("exp", "log", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh")}
+CMATH_FUNCS.update({"asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh", "acosh": "arccosh",
+                    "atanh": "arctanh"})
+# Those Numba implements for complex arguments only (cmath.phase(1.0) does not compile).
+CMATH_COMPLEX_ONLY = frozenset({"sinh", "cosh", "tanh", "acosh", "phase"})
+
 # Parts of a complex (or real) scalar, and its conjugate as a method (``z.conjugate()``).
 COMPLEX_ATTRIBUTES = frozenset({"real", "imag"})
 COMPLEX_METHODS = frozenset({"conjugate", "conj"})

@@ -498,7 +498,9 @@ class Function:
     ``both`` (set by ``infer-dispatch``); ``docstring``: kept for the drop-in module;
     ``assumptions``: what ``infer-types`` assumed where no signature said (generic mode,
     e.g. ``"cluster: f64[:, :] (dtype assumed float64; rank from cluster[i] passed to @distance)"``);
-    ``placement``: see ``kpc.passes.choose_placement``.
+    ``placement``: see ``kpc.passes.choose_placement``; ``specialized_from``: the function this
+    one is a copy of, for call sites passing other types (``infer-types``, as Numba compiles a
+    helper once per argument types), else None.
     """
 
     name: str
@@ -515,6 +517,7 @@ class Function:
     # (device?, why): whether a --space cuda build compiles this entry for the device
     # (set by choose-placement; None before it ran)
     placement: tuple | None = None
+    specialized_from: str | None = None
 
     def param(self, name: str) -> Param:
         for p in self.params:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from .types import (
     BOOL, COMPLEX64, COMPLEX128, FLOAT32, FLOAT64, INT8, INT16, INT32, INT64, NONE,
-    UINT8, UINT16, UINT32, UINT64, ArrayType, TupleType, Type,
+    UINT8, UINT16, UINT32, UINT64, ArrayType, DTypeType, ScalarType, TupleType, Type,
 )
 
 SCALAR_NAMES = {
@@ -41,7 +41,7 @@ SCALAR_NAMES = {
     "complex": COMPLEX128,
 }
 NONE_NAMES = {"void", "none", "None"}
-_CONSTRUCTORS = {"Array", "array", "UniTuple", "Tuple"}
+_CONSTRUCTORS = {"Array", "array", "UniTuple", "Tuple", "class", "dtype"}
 
 _TOKEN = re.compile(r"\s*(?:(->)|([A-Za-z_][A-Za-z_0-9]*(?:\s*\.\s*[A-Za-z_][A-Za-z_0-9]*)*)"
                     r"|(\d+d?)|('[^']*'|\"[^\"]*\")|(::|[()\[\],:=]))")
@@ -211,6 +211,12 @@ class _Parser:
             else:
                 elements = self.type_list(")")
             return TupleType(tuple(elements))
+        if name in ("class", "dtype"):  # a NumPy scalar type or dtype passed as an argument
+            dtype = self.type()
+            if not isinstance(dtype, ScalarType):
+                self.error(f"{name}() needs a scalar type")
+            self.expect(")")
+            return DTypeType(dtype)
         dtype = self.type()
         if not dtype.is_scalar:
             self.error(f"{name} needs a scalar dtype")

@@ -129,9 +129,10 @@ class FunctionTyping:
         if name in self.param_names:
             current = self.params[self.param_names[name]]
             if current != UNKNOWN and rules.unify(current, ty) != current:
-                raise self.error(node, f"parameter '{name}' of kernel '{self.function.name}' has type "
-                                       f"{current} but is assigned a {ty}", "type conflict",
-                                 self.generic_hint() or "assign the new value to a new variable")
+                raise self.rebinding(name, node, self.error(
+                    node, f"parameter '{name}' of kernel '{self.function.name}' has type "
+                          f"{current} but is assigned a {ty}", "type conflict",
+                    self.generic_hint() or "assign the new value to a new variable"))
             return
         if name not in self.first_def:
             self.first_def[name] = (node.loc, ty)
@@ -141,13 +142,21 @@ class FunctionTyping:
         first_loc, current = self.first_def[name]
         unified = rules.unify(current, ty)
         if unified is None:
-            raise self.error(node, f"variable '{name}' in kernel '{self.function.name}' is assigned a {ty} "
-                                   f"here but a {current} at {first_loc}", "type conflict",
-                             "use a separate variable for each type",
-                             notes=[Note(f"'{name}' is first assigned a {current} here", first_loc)])
+            raise self.rebinding(name, node, self.error(
+                node, f"variable '{name}' in kernel '{self.function.name}' is assigned a {ty} "
+                      f"here but a {current} at {first_loc}", "type conflict",
+                "use a separate variable for each type",
+                notes=[Note(f"'{name}' is first assigned a {current} here", first_loc)]))
         if unified != current:
             self.unstable = True
             self.first_def[name] = (first_loc, unified)
+
+    @staticmethod
+    def rebinding(name: str, stmt, error: KpcError) -> KpcError:
+        """``error``, marked as a conflict ``split_rebinding`` may resolve by renaming ``name``
+        from ``stmt`` on (``infer-types`` tries that before reporting it)."""
+        error.rebinding = (name, stmt)
+        return error
 
     def lookup(self, node: n.Name) -> Type:
         name = node.id
@@ -308,7 +317,7 @@ class FunctionTyping:
             if node.builtin:
                 if value == UNKNOWN:
                     return UNKNOWN
-                node.to = rules.builtin_cast(node.builtin, value, scalar(lib.CAST_BUILTINS[node.builtin]))
+                node.to = rules.builtin_cast(node.builtin, value, scalar(lib.CAST_BUILTINS.get(node.builtin, "complex128")))
             return node.to
         if isinstance(node, n.Slice):
             for part in (node.lower, node.upper, node.step):
@@ -377,8 +386,10 @@ class FunctionTyping:
         self.calls.setdefault(node.func, []).append((node, args))
         for param, ty in zip(callee.params, args):
             if param.type != UNKNOWN and ty != UNKNOWN and not rules.can_convert(ty, param.type):
-                raise self.error(node, f"argument {param.name} of '{node.func}' is declared {param.type} "
-                                       f"but this call passes a {ty}", "type conflict")
+                error = self.error(node, f"argument {param.name} of '{node.func}' is declared {param.type} "
+                                         f"but this call passes a {ty}", "type conflict")
+                error.call_site = (node.func, node, tuple(args))  # infer-types tries a copy per types first
+                raise error
         if callee.return_type != UNKNOWN:
             return callee.return_type
         return self.mt.returns.get(node.func, UNKNOWN)

@@ -50,6 +50,7 @@ func @scaled(a: f32[:], k: i32) -> f32   role=entry signatures=['f4(f4[:], i4)']
 
 from __future__ import annotations
 
+import copy
 import heapq
 
 import networkx as nx
@@ -58,12 +59,13 @@ from kpc.ir import nodes as n
 from kpc.ir.diagnostics import Diagnostic, KpcError, Note, source_line_at
 from kpc.ir.module import Rejected
 from kpc.ir.printer import format_function  # noqa: F401  (doctest)
-from kpc.ir.types import FLOAT64, INT64, UNKNOWN, ArrayType
+from kpc.ir.types import FLOAT64, INT64, UNKNOWN, ArrayType, DTypeType, scalar
 
 from . import numba_rules as rules
 from .function_typing import MAX_SWEEPS, FunctionTyping
 from .infer_view_dims import param_uses
 from .manager import Pass, register
+from .split_rebindings import split_rebinding, split_rebinding_at
 
 
 @register
@@ -81,10 +83,55 @@ class InferTypes(Pass):
                 return
             except KpcError as error:
                 culprit = typing.current
+                rebinding = getattr(error, "rebinding", None)
+                if rebinding is not None and culprit is not None \
+                        and split_rebinding(module.functions[culprit], rebinding[1], rebinding[0]):
+                    ctx.analyses.pop("param-uses", None)
+                    continue
+                at = getattr(error, "rebinding_at", None)
+                if at is not None and at[0] in module.functions and split_rebinding_at(module.functions[at[0]], *at[1:]):
+                    ctx.analyses.pop("param-uses", None)
+                    continue
+                conflict = getattr(error, "call_site", None)
+                if conflict is not None and specialize_callee(module, typing, *conflict):
+                    ctx.analyses.pop("param-uses", None)
+                    continue
                 if culprit is None or not _generic_chain(module, culprit, declared):
                     raise
                 _reject_generic(module, culprit, error)
                 ctx.analyses.pop("param-uses", None)
+
+
+MAX_SPECIALIZATIONS = 16
+
+
+def specialize_callee(module, typing, callee: str, call: n.Call, types: tuple) -> bool:
+    """Give ``call`` and the other call sites of ``callee`` that pass its argument ``types``
+    (types another site's or the callee's signature do not take: ``norm2(a)`` of a vector,
+    ``norm2(m)`` of a matrix) a copy of ``callee`` of their own, ``<callee>_<k>``: Numba compiles
+    a helper once per argument types. False where ``callee`` has an eager signature or was
+    copied too often already."""
+    function = module.functions[callee]
+    origin = function.specialized_from or callee
+    copies = [f for f in module.functions.values() if f.specialized_from == origin]
+    if function.signatures or len(copies) >= MAX_SPECIALIZATIONS:
+        return False
+    k = 2
+    while f"{origin}_{k}" in module.functions or f"{origin}_{k}" in module.rejected:
+        k += 1
+    clone = copy.deepcopy(function)
+    clone.name = f"{origin}_{k}"
+    clone.specialized_from = origin
+    for param in clone.params:
+        param.type = UNKNOWN
+    clone.return_type = UNKNOWN
+    module.functions[clone.name] = clone
+    call.func = clone.name
+    for other, (_, _, other_types) in typing.sites.get(callee, {}).items():
+        if tuple(other_types) == types and other in typing.site_calls:
+            typing.site_calls[other].func = clone.name
+    module.rebuild_callgraph()
+    return True
 
 
 def _generic_chain(module, name: str, declared: set) -> bool:
@@ -126,6 +173,8 @@ class ModuleTyping:
         self.generic: dict = {}
         self.uses = None
         self.current = None
+        # id of a call node -> the node, for each call site in ``sites``
+        self.site_calls: dict = {}
 
     def error(self, loc, message: str, construct: str = "type error", hint: str = "", notes=None) -> KpcError:
         return KpcError.at(loc, message, construct, hint, self.source, notes=notes)
@@ -158,6 +207,7 @@ class ModuleTyping:
                 self.returns[name] = returned
                 dirty += module.callers(name)
             for callee, records in typing.calls.items():
+                self.site_calls.update((id(call), call) for call, _ in records)
                 if replace_records(self.sites[callee], name, records):
                     dirty.append(callee)
             for other in dirty:
@@ -201,12 +251,15 @@ class ModuleTyping:
                     continue
                 unified = rules.unify(result[i], ty)
                 if unified is None:
-                    raise self.error(
+                    error = self.error(
                         loc, f"kernel '{function.name}' is called with {param.name}: {ty} here but "
                              f"{param.name}: {first[i][1]} at {first[i][0]}", "type conflict",
                         "kpc gives each device function one signature: make every call pass the same "
                         "types (float(x), a.astype(...), a[i, :] for rows)",
                         notes=[Note(f"called with {param.name}: {first[i][1]} here", first[i][0])])
+                    if site_id in self.site_calls:  # infer-types tries a copy per types first
+                        error.call_site = (function.name, self.site_calls[site_id], tuple(types))
+                    raise error
                 if ty != result[i]:
                     self.warn(loc, f"'{function.name}' is called with {param.name}: {ty} here and "
                                    f"{first[i][1]} at {first[i][0]}; both calls use {unified}")
@@ -229,6 +282,10 @@ class ModuleTyping:
         for param in function.params:
             if param.type != UNKNOWN:
                 types.append(param.type)
+                continue
+            if isinstance(param.default, n.GlobalConst) and param.default.name.startswith("np."):
+                types.append(DTypeType(scalar(param.default.value)))  # dtype=np.float64: a dtype
+                notes.append(f"{param.name}: {types[-1]} (no signature; the default's)")
                 continue
             ty, note, _ = assumed_type(param.name, uses.get(param.name))
             types.append(ty)

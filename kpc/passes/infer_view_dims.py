@@ -470,10 +470,12 @@ class _FunctionUses:
         else:
             both = f"arrays of two ranks, one {abs(offsets[0] - offsets[1])} above the other"
             notes = []
-        return KpcError.at(
+        error = KpcError.at(
             loc, f"variable '{name}' in kernel '{self.function.name}' is bound to {both}",
             "rank conflict", f"Numba gives a variable one type: bind the new view to a new name "
                              f"({name}_view = ...)", self.source, notes=notes)
+        error.rebinding_at = (self.function.name, name, loc)  # infer-types tries split_rebinding first
+        return error
 
     def apply_demands(self) -> bool:
         """Make the operands of products (and the names updated in place with arrays) arrays; True if a fact changed.
@@ -624,7 +626,9 @@ def _max_rank(ranks: list) -> int | None:
 
 
 def _int_count(node: n.Index) -> int:
-    return sum(1 for i in node.indices if not isinstance(i, n.Slice)
+    """The indices that drop a dimension: not slices, ``None`` nor a comparison (``x[x > 0]``, a
+    boolean mask of ``x``'s rank, 1 as Numba has them: the result is 1-D like ``x``)."""
+    return sum(1 for i in node.indices if not isinstance(i, (n.Slice, n.Compare))
                and not (isinstance(i, n.Const) and i.value is None))
 
 

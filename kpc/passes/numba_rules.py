@@ -237,7 +237,24 @@ def builtin_cast(name: str, value: ScalarType, default: ScalarType) -> ScalarTyp
         return FLOAT32 if value == FLOAT32 else FLOAT64
     if name == "int" and value.is_int:
         return value
+    if name.startswith("cmath."):
+        return cmath_argument(name, value)
     return default
+
+
+def cmath_argument(name: str, value: ScalarType) -> ScalarType:
+    """The complex type ``cmath.<f>`` computes in for an argument of type ``value``: complex64
+    for float32 and complex64, else complex128; a real argument of a function Numba implements
+    for complex numbers only (``cmath.phase(1.0)``) does not compile.
+
+    >>> [str(cmath_argument("cmath.exp", t)) for t in (FLOAT32, INT32, COMPLEX64)]
+    ['c64', 'c128', 'c64']
+    """
+    if value.is_complex:
+        return value
+    if name[len("cmath."):] in lib.CMATH_COMPLEX_ONLY:
+        raise TypingFailure(f"{name}() of a {value} does not compile in Numba (complex arguments only)")
+    return COMPLEX64 if value == FLOAT32 else COMPLEX128
 
 
 def math_call(name: str, args: list) -> Type:

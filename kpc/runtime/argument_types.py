@@ -10,11 +10,17 @@ the runtime does not depend on the compiler's IR.
 (('scalar', 'int64'), ('scalar', 'float64'), ('scalar', 'bool'), ('scalar', 'float32'))
 >>> format_type(("array", "float32", 2, "A")), format_type(("scalar", "int64"))
 ('float32[:, :]', 'int64')
+>>> typeof(np.float32), format_type(typeof(np.dtype("int16")))
+(('dtype', 'float32'), 'class(int16)')
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+
+_DTYPE_NAMES = {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32",
+                "float64", "complex64", "complex128"}
 
 
 def layout_of(array) -> str:
@@ -40,6 +46,9 @@ def typeof(value):
         return ("scalar", "complex128")
     if isinstance(value, np.generic):
         return ("scalar", value.dtype.name)
+    if isinstance(value, type) and issubclass(value, np.number | np.bool_) or isinstance(value, np.dtype):
+        name = np.dtype(value).name  # np.float32 (Numba: class(float32)) or np.dtype("float32")
+        return ("dtype", name) if name in _DTYPE_NAMES else None
     if hasattr(value, "__cuda_array_interface__"):
         from . import device_arrays  # CUDA arrays (CuPy): imported only when one shows up
 
@@ -52,6 +61,8 @@ def format_type(t) -> str:
     """Numba's spelling of an argument type (``float64[:, ::1]`` for a C-contiguous 2-D array)."""
     if t[0] in ("scalar", "python"):  # "python": a value kpc does not type (a list): its class
         return t[1]
+    if t[0] == "dtype":
+        return f"class({t[1]})"
     _, dtype, ndim, layout = t
     dims = [":"] * ndim
     if ndim and layout == "C":

@@ -183,7 +183,8 @@ def test_type_conflict_names_both_assignments(load):
         @njit
         def f(n):
             x = 1
-            x = np.zeros(n)
+            if n > 2:
+                x = np.zeros(n)
             return x
 
         @njit
@@ -195,11 +196,11 @@ def test_type_conflict_names_both_assignments(load):
         typed(module)
     text = str(info.value)
     assert "variable 'x'" in text and "f64[:] C" in text and "i64" in text
-    assert ":8:5: error:" in text.splitlines()[0]
+    assert ":9:9: error:" in text.splitlines()[0]
     assert any(":7:5: note:" in line for line in text.splitlines())
 
     # Without a signature the types of f were only assumed: f stays Numba, g translates.
     module = typed(load(source))
     assert list(module.functions) == ["g"]
     diagnostic = module.rejected["f"].diagnostic
-    assert "variable 'x'" in diagnostic.message and diagnostic.loc.line == 8
+    assert "variable 'x'" in diagnostic.message and diagnostic.loc.line == 9

@@ -127,3 +127,35 @@ def test_loops_over_tuples_numba_does_not_iterate_are_refused(load, loop, detail
             return s
     """)
     assert detail in module.rejected["f"].diagnostic.message
+
+
+def test_a_module_array_of_numbers_is_built_at_the_top_of_each_kernel_that_reads_it(load):
+    module = typed(load("""
+        import numpy as np
+        from numba import njit
+
+        W = np.array([[1, 2], [3, 4]], dtype=np.int32) * 2 + 1
+
+        @njit
+        def f(x):
+            return x * W[1, 0] + W[0, 1]
+    """, signatures=["f(float64)"]))
+    first = module.functions["f"].body[0]
+    assert isinstance(first, n.Assign) and first.target.id == "W"
+    assert str(first.value) == "np.array(((3, 5), (7, 9)), dtype=np.int32)"
+    assert str(module.functions["f"].locals["W"]) == "i32[:, :] C"
+
+
+def test_a_module_array_written_at_module_level_is_refused(load):
+    module = load("""
+        import numpy as np
+        from numba import njit
+
+        W = np.array([1.0, 2.0])
+        W[0] = 5.0
+
+        @njit
+        def f(x):
+            return x * W[0]
+    """)
+    assert module.rejected["f"].diagnostic.construct == "module-level variable"

@@ -69,7 +69,9 @@ def test_definitions_follow_nested_tuple_targets_and_loop_variables():
     assert stmt_defs(init) == ["s"]
     assert stmt_defs(loop) == ["i"]
     assert stmt_defs(unpack) == ["x", "y", "z"]
-    assert target_names(unpack.target.elements[1]) == ["y", "z"]
+    # the frontend unpacks `x, (y, z) = a[i], (i, 2)` flat; a nested target built by hand:
+    nested = n.TupleExpr([n.Name("x"), n.TupleExpr([n.Name("y"), n.Name("z")])])
+    assert target_names(nested) == ["x", "y", "z"] and target_names(nested.elements[1]) == ["y", "z"]
     assert stmt_defs(store) == []  # an element store binds no name
     assert stmt_defs(branch) == [] and stmt_defs(branch.body[0]) == ["s"]
 

@@ -9,6 +9,7 @@ function also checks nothing was missed.
 
 from __future__ import annotations
 
+import cmath
 import math
 
 import numpy as np
@@ -236,6 +237,8 @@ def _expr(e, env):
         if e.kind == "kernel":
             return run(env[_FUNCTIONS][e.func], *args, functions=env[_FUNCTIONS])
         if e.kind == "math":
+            if any(isinstance(a, complex) for a in args):
+                return getattr(cmath, e.func.split(".")[-1])(*args)
             return _MATH[e.func.split(".")[-1]](*args)
         if e.kind == "builtin":
             return {"abs": abs, "min": min, "max": max, "len": len, "int": int, "float": float, "round": round,

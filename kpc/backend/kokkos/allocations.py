@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kpc.ir import nodes as n
-from kpc.ir.queries import expr_names
+from kpc.ir.queries import expr_names, nested_bodies
 from kpc.ir.types import INT64, ArrayType
 
 from .cxx import BackendError, identifier, literal, scalar_type
@@ -81,10 +81,14 @@ class AllocationEmitter:
                 and not expr_names(elements) & self.region_stores):
             self.allocate_pooled(s, name, call, t, elements)
             return
+        if (None in extents or func.endswith("_like")) and isinstance(t, ArrayType) \
+                and (func.endswith("_like") or len(extents) == t.ndim) and self.unit.space != "cuda":
+            self.allocate_heap(s, name, call, t, elements)
+            return
         if func.endswith("_like") or None in extents or not isinstance(t, ArrayType) or len(extents) != t.ndim:
             raise BackendError(f"an array allocated {where} needs a constant shape (np.zeros(3), "
-                               f"np.empty((2, 4))), or, on a host space, a shape the loop does not change",
-                               s.loc)
+                               f"np.empty((2, 4))) on a CUDA device, and its extents written out "
+                               f"(np.empty((n, m))) on a host space", s.loc)
         size = 1
         for extent in extents:
             size *= extent
@@ -98,6 +102,7 @@ class AllocationEmitter:
         buffer = f"kpc_scratch_{identifier(name)}"
         self.emit_line(f"{ct} {buffer}[{size}];")
         dims = "*" * t.ndim
+        self.scratch_views.add(name)
         self.emit_line(f"Kokkos::View<{ct}{dims}, Kokkos::LayoutRight, Kokkos::MemoryTraits<Kokkos::Unmanaged>> "
                        f"{lhs}({buffer}, {', '.join(map(str, extents))});")
         fill = self.fill_value(func, call, t)
@@ -126,12 +131,54 @@ class AllocationEmitter:
         dims = "*" * t.ndim
         self.emit_line(f"const kpc::token_slot<Kokkos::Experimental::UniqueToken<kpc_exec_space>> "
                        f"kpc_slot{tag}(kpc_token{tag});")
+        self.scratch_views.add(name)
         self.emit_line(f"Kokkos::View<{ct}{dims}, Kokkos::LayoutRight, Kokkos::MemoryTraits<Kokkos::Unmanaged>> "
                        f"{lhs}(kpc_pool{tag}.data() + static_cast<size_t>(kpc_slot{tag}.id) * ({size}), "
                        f"{', '.join(extents)});")
         fill = self.fill_value(func, call, t)
         if fill is not None:
             self.emit_line(f"for (int64_t kpc_k = 0; kpc_k < {size}; ++kpc_k) {lhs}.data()[kpc_k] = {fill};")
+
+    def allocate_heap(self, s, name, call, t, elements) -> None:
+        """An array allocated inside a parallel loop, or in a function called from one, with a
+        shape known only at run time that the per-thread pool cannot take (the loop changes it,
+        or a called function's arguments give it): heap memory held by the scope of the
+        allocation (``kpc::heap_scratch``), seen through an unmanaged view. Host spaces only."""
+        if not self.declares(s, name):
+            raise BackendError(f"array {name!r} must be allocated once, before its uses", s.loc)
+        func = call.func.replace("numpy.", "np.")
+        ct = scalar_type(t.dtype)
+        lhs = self.name_text(name)
+        tag = identifier(name)
+        if func.endswith("_like"):
+            source = self.expr.operand(call.args[0])
+            shape = [f"kpc::extent({source}, {d})" for d in range(t.ndim)]
+        else:
+            shape = [self.expr.emit(e, INT64) for e in elements]
+        extents = [f"kpc_heap_extent_{tag}_{d}" for d in range(t.ndim)]
+        for extent, value in zip(extents, shape):
+            self.emit_line(f"const int64_t {extent} = kpc::max<int64_t>(0, {value});")
+        size = " * ".join(extents)
+        self.emit_line(f"const kpc::heap_scratch<{ct}> kpc_heap_{tag}({size});")
+        dims = "*" * t.ndim
+        self.scratch_views.add(name)
+        self.emit_line(f"Kokkos::View<{ct}{dims}, Kokkos::LayoutRight, Kokkos::MemoryTraits<Kokkos::Unmanaged>> "
+                       f"{lhs}(kpc_heap_{tag}.data, {', '.join(extents)});")
+        fill = self.fill_value(func.removesuffix("_like"), call, t)
+        if fill is not None:
+            self.emit_line(f"for (int64_t kpc_k = 0; kpc_k < {size}; ++kpc_k) {lhs}.data()[kpc_k] = {fill};")
+
+    def rebinds_scratch(self, s, name: str, value) -> bool:
+        """``d = tmp0`` where both names are arrays allocated inside a parallel loop or a function
+        called from one (unmanaged views of the same type) in the block of this statement: the
+        view is reassigned, and both memories live until the block ends."""
+        if not (isinstance(value, n.Name) and name in self.scratch_views and value.id in self.scratch_views
+                and self.type_of(name) == self.type_of(value.id)):
+            return False
+        block = _block_of(self.function.body, s)
+        allocated = {stmt.target.id for stmt in block or [] if isinstance(stmt, n.Assign)
+                     and isinstance(stmt.target, n.Name) and is_allocation(stmt.value)}
+        return {name, value.id} <= allocated
 
     def fill_value(self, func: str, call, t):
         """The C++ value an allocation inside a parallel loop starts with (np.zeros, np.ones,
@@ -140,3 +187,14 @@ class AllocationEmitter:
             return self.expr.emit(call.args[1] if len(call.args) > 1 else call.kwargs["fill_value"], t.dtype)
         return {"np.zeros": literal(0, t.dtype), "np.ones": literal(1, t.dtype)}.get(func)
 
+
+def _block_of(body: list, stmt):
+    """The statement list under ``body`` that holds ``stmt``, or None."""
+    if any(current is stmt for current in body):
+        return body
+    for current in body:
+        for block in nested_bodies(current):
+            found = _block_of(block, stmt)
+            if found is not None:
+                return found
+    return None

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from kpc import __version__
 from kpc.backend.source_names import source_dunders
 from kpc.ir import python_source
+from kpc.ir.intrinsics import NUMPY_DTYPES
 
 from .emitter import _ENV
 
@@ -45,10 +46,14 @@ class DropinFunction:
 def python_signature(source: str, name: str, params: list) -> tuple:
     """``(parameter list text, call arguments)`` of the top-level function ``name`` as written.
 
-    Defaults are kept when they are literals; otherwise every parameter is required.
+    Defaults are kept when they are literals or NumPy scalar types (``dtype=np.float64``, written
+    ``_kpc_numpy.float64``: the drop-in module imports NumPy under that name when one is used);
+    otherwise every parameter is required.
 
     >>> python_signature("def f(a, k=2):\\n    pass\\n", "f", ["a", "k"])
     ('a, k=2', 'a, k')
+    >>> python_signature("def f(n, dtype=np.float32):\\n    pass\\n", "f", ["n", "dtype"])
+    ('n, dtype=_kpc_numpy.float32', 'n, dtype')
     """
     call_args = ", ".join(params)
     try:
@@ -60,7 +65,11 @@ def python_signature(source: str, name: str, params: list) -> tuple:
             args = node.args
             plain = not (args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs)
             literal = True
-            for default in args.defaults:
+            for k, default in enumerate(args.defaults):
+                if isinstance(default, ast.Attribute) and isinstance(default.value, ast.Name) \
+                        and default.attr in NUMPY_DTYPES:
+                    args.defaults[k] = ast.Attribute(ast.Name("_kpc_numpy", ast.Load()), default.attr, ast.Load())
+                    continue
                 try:
                     ast.literal_eval(default)
                 except ValueError:
@@ -101,6 +110,7 @@ def emit_dropin(*, source_path: str, source_text: str, name: str, docstring: str
         any_ufunc=any(f.ufunc for f in functions),
         any_stencil=any(f.stencil for f in functions),
         any_gufunc=any(f.gufunc for f in functions),
+        any_dtype_default=any("_kpc_numpy." in f.signature for f in functions),
         source_dunders=source_dunders(source_text),
     )
     return text

@@ -26,7 +26,7 @@ from kpc import __version__
 from kpc.ir import nodes as n
 from kpc.ir.intrinsics import HOST_ROUTINES, ORDER_ROUTINES
 from kpc.ir.queries import called_inside, nested_bodies, own_exprs
-from kpc.ir.types import ArrayType, NoneType, ScalarType, TupleType, Type
+from kpc.ir.types import ArrayType, DTypeType, NoneType, ScalarType, TupleType, Type
 
 from . import analysis, cuda
 from .cxx import LAYOUTS, BackendError, c_string, identifier, scalar_type
@@ -227,6 +227,8 @@ def _binding(entry_function, namespace, symbol, written) -> EntryModel:
                 f"(args[{position}], {function_name}, {c_string(p.name)}, {'true' if p.written else 'false'});")
             entry.call_args.append(f"{arg}.view")
             owners.append(f"{arg}.owner")
+        elif isinstance(p.type, DTypeType):
+            continue  # the dtype is part of the specialization: the C++ function does not take it
         elif isinstance(p.type, ScalarType):
             entry.conversions.append(
                 f"const auto {arg} = kpc::scalar_arg<{scalar_type(p.type)}>(args[{position}], {function_name}, "

@@ -490,6 +490,7 @@ class ExprEmitter:
         """A NumPy function of a complex number: Kokkos' overload for ``Kokkos::complex``."""
         if name in ("conj", "conjugate"):
             return f"Kokkos::conj({self.emit(e.args[0], t)})" if t.is_complex else self.emit(e.args[0], t)
+        name = MATH_FUNCTIONS.get(name, name)  # np.arctan -> atan
         if name not in COMPLEX_FUNCTIONS or len(e.args) != 1:
             raise BackendError(f"{e.func}() of a complex number is not supported by the Kokkos backend "
                                f"(supported: {', '.join(sorted(COMPLEX_FUNCTIONS))})", e.loc)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from kpc.ir import nodes as n
 from kpc.ir.queries import assigned_names, nested_bodies
-from kpc.ir.types import ArrayType, TupleType, Type
+from kpc.ir.types import ArrayType, DTypeType, TupleType, Type
 from kpc.passes.aliasing import is_view_expr, name_bindings, view_roots
 
 from . import analysis
@@ -70,6 +70,8 @@ class FunctionEmitter(StatementEmitter, AllocationEmitter, RegionEmitter, Combin
         # name -> setup lines of the per-thread pools of the region being emitted (allocate_scratch)
         self.region_pools: dict = {}
         self.region_stores: set = set()
+        # arrays allocated inside regions and device functions: unmanaged views (allocate_scratch)
+        self.scratch_views: set = set()
         self.region_index = 0
         self.region_loop_depth = 0
         self.owners: dict = {}
@@ -159,6 +161,8 @@ class FunctionEmitter(StatementEmitter, AllocationEmitter, RegionEmitter, Combin
                 raise BackendError(f"missing argument {param.name!r} in call of @{callee.name}", call.loc)
         texts = []
         for param, arg in zip(callee.params, args):
+            if isinstance(param.type, DTypeType):
+                continue
             if isinstance(param.type, ArrayType):
                 texts.append(expr_emitter.emit(arg))
             else:
@@ -188,6 +192,8 @@ class FunctionEmitter(StatementEmitter, AllocationEmitter, RegionEmitter, Combin
         f = self.function
         template_params, params = [], []
         for p in f.params:
+            if isinstance(p.type, DTypeType):
+                continue  # a dtype argument: propagate-constants put the dtype itself where it is read
             if isinstance(p.type, ArrayType):
                 template_params.append(f"class V_{p.name}")
                 # a rebound parameter is a local view initialized from the argument

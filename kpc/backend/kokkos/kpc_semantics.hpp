@@ -750,4 +750,17 @@ struct token_slot {
   token_slot& operator=(const token_slot&) = delete;
 };
 
+// The memory of an array with a run-time shape allocated inside a parallel loop, or in a
+// function called from one, on a host execution space (see allocate_heap in allocations.py):
+// taken from the heap where the allocation runs and given back when its scope ends, as Numba
+// allocates such an array each time. Never emitted for CUDA.
+template <class T>
+struct heap_scratch {
+  T* data;
+  explicit heap_scratch(int64_t count) : data(new T[count > 0 ? count : 1]) {}
+  ~heap_scratch() { delete[] data; }
+  heap_scratch(const heap_scratch&) = delete;
+  heap_scratch& operator=(const heap_scratch&) = delete;
+};
+
 }  // namespace kpc

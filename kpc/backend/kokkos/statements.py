@@ -71,6 +71,9 @@ class StatementEmitter:
                 self.emit_line(f"{self.owners[name]} = {self.owners[base]};")
             return
         if isinstance(t, ArrayType):
+            if self.rebinds_scratch(s, name, value):
+                self.emit_line(f"{lhs} = {self.expr.emit(value)};")
+                return
             if not self.declares(s, name):
                 raise BackendError(f"array variable {name!r} must be assigned once, before its uses", s.loc)
             self.emit_line(f"auto {lhs} = {self.expr.emit(value)};")

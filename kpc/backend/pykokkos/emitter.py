@@ -402,13 +402,12 @@ class PyKokkosEmitter:
         return models + [self.ctx.device.models[name] for name in order]
 
     def _source_names(self, kept: list) -> list:
-        """The kept functions as the source names them: the kernels kpc writes for a ``@vectorize`` ufunc
-        or a ``@stencil`` (``kpc.frontend.ufuncs``, ``kpc.frontend.stencils``) are the source's ufunc or
-        stencil object, re-exported once under its own name."""
+        """The kept functions as the source names them (``_source_name``): the kernels kpc writes for a
+        ``@vectorize`` ufunc or a ``@stencil`` (``kpc.frontend.ufuncs``, ``kpc.frontend.stencils``) are the
+        source's ufunc or stencil object, and a helper's copies the helper, re-exported once under its name."""
         result, seen = [], set()
         for model in kept:
-            options = self.module.functions[model.name].options if model.name in self.module.functions else {}
-            name = options.get("ufunc_of") or options.get("stencil_of") or options.get("gufunc_of") or model.name
+            name = self._source_name(model.name)
             if name not in seen:
                 seen.add(name)
                 result.append(KeptModel(name, model.reason) if name != model.name else model)
@@ -418,12 +417,22 @@ class PyKokkosEmitter:
                 result.append(KeptModel(name, "ufunc (kept as Numba on the PyKokkos target)"))
         return result
 
+    def _source_name(self, name: str) -> str:
+        """The source's name of function ``name``: a ufunc's, a stencil's or a gufunc's for the
+        kernels kpc writes for them, the helper's for a copy typed for other arguments
+        (``infer-types``), else ``name``."""
+        function = self.module.functions.get(name)
+        if function is None:
+            return name
+        options = function.options
+        return (options.get("ufunc_of") or options.get("stencil_of") or options.get("gufunc_of")
+                or function.specialized_from or name)
+
     def _source_reports(self, reports: list) -> list:
         """The reports under the source's names (see ``_source_names``): one per ufunc or stencil."""
         result, seen = [], set()
         for report in reports:
-            options = self.module.functions[report.name].options if report.name in self.module.functions else {}
-            name = options.get("ufunc_of") or options.get("stencil_of") or options.get("gufunc_of") or report.name
+            name = self._source_name(report.name)
             if name in seen:
                 continue
             seen.add(name)

@@ -49,8 +49,10 @@ class Shapes:
                 shape.append(extent)
             elif isinstance(getattr(entry, "type", None), ArrayType):
                 if entry.type.dtype.is_bool:
-                    self.fail(f"boolean mask read `{node}` (only masked assignment `a[mask] = v` "
-                              "is lowered)", node)
+                    if len(entries) != 1 or base.ndim != 1 or entry.type.ndim != 1:
+                        self.fail(f"boolean mask read `{node}` of more than one dimension (Numba "
+                                  "compiles 1-D masks only)", node)
+                    return self.mask_read(base, self.array(entry, pre), pre)
                 indexer = self.array(entry, pre)
                 picks.append(("gather", len(shape), indexer))
                 shape.extend(indexer.shape)
@@ -85,6 +87,35 @@ class Shapes:
             return base.element(base_idx, body)
 
         return ArrayValue(shape, element, base.dtype, base.costly)
+
+    def mask_read(self, base: ArrayValue, mask: ArrayValue, pre: list) -> ArrayValue:
+        """``x[mask]`` (1-D): count the true elements, allocate, copy them in order. As in
+        Numba, the mask's length is the loop's: a shorter mask selects from the front of ``x``."""
+        count = self.b.name(self.namer.fresh("count", INT64), INT64)
+        pre.append(n.Assign(clone(count), self.b.int(0), self.loc))
+
+        def count_true(idx):
+            body: list = []
+            test = mask.element(idx, body)
+            return body + [n.If(test, [n.AugAssign(clone(count), "+", self.b.int(1), loc=self.loc)], loc=self.loc)]
+
+        pre.extend(self.loop_nest([clone(mask.shape[0])], count_true))
+        kept = ArrayType(base.dtype, 1, "C")
+        out = self.b.name(self.namer.fresh("picked", kept), kept)
+        pre.append(n.Assign(clone(out), self.allocation([clone(count)], base.dtype), self.loc))
+        slot = self.b.name(self.namer.fresh("k", INT64), INT64)
+        pre.append(n.Assign(clone(slot), self.b.int(0), self.loc))
+
+        def copy_true(idx):
+            body: list = []
+            test = mask.element(idx, body)
+            store = n.Index(clone(out), [clone(slot)], base.dtype, self.loc)
+            taken = [n.Assign(store, self.b.cast(base.element(idx, body), base.dtype), self.loc),
+                     n.AugAssign(clone(slot), "+", self.b.int(1), loc=self.loc)]
+            return body + [n.If(test, taken, loc=self.loc)]
+
+        pre.extend(self.loop_nest([clone(mask.shape[0])], copy_true))
+        return self.read_back(out, [clone(count)])
 
     def slice_dim(self, sl: n.Slice, extent, pre: list):
         """(extent, first index, step) of ``lower:upper:step`` over a dimension of ``extent``."""
