@@ -153,14 +153,15 @@ class _Plan:
         for original, value, flattened, core in zip(given, values, flat, cores):
             if original is value and value.__class__ is _NDARRAY and value.flags.c_contiguous \
                     and value.shape[:value.ndim - len(core)] == loop_shape:
-                plan.inputs.append(("view", flattened.shape))
+                # the array itself where flattening changes nothing (one loop dimension)
+                plan.inputs.append(("same", None) if flattened.shape == value.shape else ("view", flattened.shape))
             elif not core and original.__class__ is not _NDARRAY and value.ndim == 0:
                 plan.inputs.append(("fill", value.dtype))
             else:
                 return None
         plan.outputs = []
         for k, (shape, dtype, flat_shape) in enumerate(zip(result_shapes, out_dtypes, flat_shapes)):
-            plan.outputs.append((None if outs else shape, dtype, flat_shape))
+            plan.outputs.append((None if outs else shape, dtype, None if flat_shape == shape else flat_shape))
         plan.count, plan.nin, plan.nout = count, len(cores), nout
         plan.scalar, plan.out_keyword = not loop_shape, out_keyword
         plan.function = None  # the loop's compiled function for these arguments, once known
@@ -170,7 +171,9 @@ class _Plan:
         count = self.count
         flat = []
         for value, (kind, detail) in zip(args, self.inputs):
-            if kind == "view":
+            if kind == "same":
+                flat.append(value)
+            elif kind == "view":
                 flat.append(value.reshape(detail))
             else:  # np.full, without its Python-level checks
                 filled = _empty(count, detail)
@@ -181,7 +184,7 @@ class _Plan:
         for k, (shape, dtype, flat_shape) in enumerate(self.outputs):
             result = given[k] if shape is None else _empty(shape, dtype)
             results.append(result)
-            flat.append(result.reshape(flat_shape))
+            flat.append(result if flat_shape is None else result.reshape(flat_shape))
         if count:
             # The flattened arguments of a plan always have the same dispatch key: the function the
             # loop's dispatcher found for the first of them runs the others.
