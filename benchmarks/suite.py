@@ -81,10 +81,11 @@ KERNEL_API = [
           bytes_per_call="24 * n"),
     Entry(_corpus("ufunc_vectorize.py"), "smooth_step", _square("n,m", SIDES_2D), label="ufunc_smooth_step_cpu"),
     # @guvectorize: a row-wise scaling (n),()->(n) and a batched matrix-vector product (m,n),(n)->(m)
+    # (sizes: b, the loop length: b * 100 and b * 256 elements)
     Entry(_corpus("gufunc_guvectorize.py"), "scaled", [{"b": count // 100, "n": 100} for count in ELEMENTS],
-          label="gufunc_scaled_parallel"),
+          label="gufunc_scaled_parallel", size_key="b"),
     Entry(_corpus("gufunc_guvectorize.py"), "matvec", [{"b": count // 256, "m": 16, "n": 16} for count in ELEMENTS[1:]],
-          label="gufunc_matvec_parallel"),
+          label="gufunc_matvec_parallel", size_key="b"),
     # @stencil: called from Python (Numba: a serial loop nest) and from @njit(parallel=True) (a parfor)
     Entry(_corpus("stencils.py"), "jacobi", _square("n,m", SIDES_2D), label="stencil_jacobi_python"),
     Entry(_corpus("stencils.py"), "laplacian3d", _square("n,m,p", SIDES_3D), label="stencil_laplacian3d_python"),

@@ -202,6 +202,7 @@ def runtime_fallbacks(path, source: str) -> dict:
 def _build_pykokkos(report, path, source, out, space, signatures, strict, auto_parallel, roles) -> None:
     from kpc import api
     from kpc.api import load_module
+    from kpc.pipeline import _guessed_types
 
     if space is not None and space not in _PYKOKKOS_SPACES:
         raise ValueError(f"the pykokkos target's space must be one of {', '.join(_PYKOKKOS_SPACES)}, "
@@ -219,6 +220,11 @@ def _build_pykokkos(report, path, source, out, space, signatures, strict, auto_p
             if k.status == "translated":
                 kernel = _kernel(k.name, "translated", roles)
                 kernel.role = k.role or kernel.role
+            elif k.status == "lazy":  # its typing under guessed argument types failed
+                kernel = _kernel(k.name, "lazy", {}, reason=k.reason or k.construct)
+                kernel.location = kernel.location or _location(None, path, k.line)
+                kernel.reason, kernel.role, kernel.cache = k.reason or k.construct, k.role, "lazy"
+                kernel.assumptions = _guessed_types(path, source, k.name)
             else:
                 kernel = _kernel(k.name, "numba", roles, k.reason or k.construct)
                 kernel.location = kernel.location or _location(generic_locs.get(k.name), path, k.line)

@@ -818,7 +818,12 @@ def emit_pykokkos(path, output, signatures, space, source, auto_parallel, only=N
             module.rejected[name] = Rejected(name, error.diagnostic, function.loc)
         module.functions.clear()
         module.rebuild_callgraph()
-    return emit_module(module, output, space=space, options={"auto_parallel": auto_parallel}), list(ctx.warnings)
+    # as the Kokkos target's plan: a kernel whose guessed types do not type is typed at each call
+    text = source if source is not None else read_source(path)
+    typed_at_call = [name for name, rejected in module.rejected.items()
+                     if rejected.guessed and _guessed_types(path, text, name)]
+    return emit_module(module, output, space=space, options={"auto_parallel": auto_parallel},
+                       typed_at_call=typed_at_call), list(ctx.warnings)
 
 
 def build_pykokkos_specialization(source_path, function: str, types: tuple, space: str | None,
@@ -893,3 +898,56 @@ def read_decisions(path, source, target: str, signatures, auto_parallel: bool = 
         found[name] = decided[name]
         warnings += [str(w) for w in ctx.warnings if str(w) not in warnings]
     return found, warnings
+
+
+def explain_decisions(path, signatures, target: str, auto_parallel: bool = True) -> str:
+    """What ``--explain`` prints for ``path``: every loop's decision (``kpc.passes.explain``), and a
+    line for each kernel the pipeline did not decide for.
+
+    A kernel without a signature whose guessed types do not type (float64 where the body needs
+    something else) is typed at each call; its decisions are shown under a second guess, every
+    guessed type an integer (``integer_guess``), said to be guesses, or, when that does not type
+    either, what kpc reported. Kernels the frontend refuses stay Numba, with the reason.
+    """
+    from kpc.passes.explain import explain
+    from kpc.passes.infer_types import integer_guess
+    from kpc.passes.manager import PassContext, run_pipeline
+    from kpc.runtime.argument_types import format_type
+    from kpc.ir.types import runtime_type
+
+    source = read_source(path)
+    module = load_module(path, signatures=signatures, source=source)
+    refused = dict(module.rejected)
+    run_pipeline(module, PassContext(target=target, auto_parallel=auto_parallel))
+    parts = [explain(module)] if module.functions else []
+    for name, rejected in module.rejected.items():
+        reason = getattr(rejected.diagnostic, "message", str(rejected.diagnostic)).splitlines()[0]
+        if name in refused:
+            parts.append(f"@{name}: kept as Numba: {reason}")
+            continue
+        single = load_module(path, signatures=signatures, source=source)
+        types = integer_guess(single, name) if name in single.functions else None
+        if types is not None:
+            second = f"{name}({', '.join(format_type(runtime_type(t)) for t in types)})"
+            retry = load_module(path, signatures=list(signatures or []) + [second], source=source)
+            retry.keep_only([name])
+            try:
+                run_pipeline(retry, PassContext(target=target, auto_parallel=auto_parallel))
+            except KpcError:
+                retry.functions.clear()
+            if name in retry.functions:
+                function = retry.functions[name]
+                function.guessed = [f"{p.name}: {p.type}" for p in function.params] + [
+                    f"float64 did not type ({reason})"]
+                parts.append(explain(_only(retry, name)))
+                continue
+        parts.append(f"@{name}: typed at each call (each call's argument types decide); under the "
+                     f"guessed types: {reason}")
+    return "\n".join(parts) if parts else "no loops"
+
+
+def _only(module: Module, name: str) -> Module:
+    """``module`` without the functions other than ``name`` (its callees are explained with the file)."""
+    for other in [f for f in module.functions if f != name]:
+        del module.functions[other]
+    return module

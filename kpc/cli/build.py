@@ -180,8 +180,8 @@ def _print_ir(path: str, args) -> int:
     from kpc.ir.diagnostics import KpcError
     from kpc.ir.printer import format_module
     from kpc.ir.verifier import verify
-    from kpc.passes.explain import explain
     from kpc.passes.manager import PassContext, UnknownPass, pipeline, run_pipeline
+    from kpc.pipeline import explain_decisions
 
     after = None if args.dump_ir in (None, "all") else args.dump_ir
     names = pipeline(args.target)
@@ -198,10 +198,9 @@ def _print_ir(path: str, args) -> int:
             print(f"== IR of {path} after {after or 'the ' + args.target + ' pipeline'}")
             sys.stdout.write(format_module(module))
         if args.explain:
-            module = load_module(path, signatures=args.signatures_by_file[path])
-            run_pipeline(module, PassContext(target=args.target, auto_parallel=args.auto_parallel))
+            decided = explain_decisions(path, args.signatures_by_file[path], args.target, args.auto_parallel)
             print(f"== decisions for {path} ({args.target})")
-            print(explain(module))
+            print(decided)
     except KpcError as error:
         print_diagnostic(error)
         return 1

@@ -32,6 +32,8 @@ class Rejected:
     name: str
     diagnostic: object
     loc: Loc
+    # rejected by infer-types under the types it guessed (no signature on it nor on its callers)
+    guessed: bool = False
 
 
 @dataclass(eq=False)

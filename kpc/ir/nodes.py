@@ -498,6 +498,8 @@ class Function:
     ``both`` (set by ``infer-dispatch``); ``docstring``: kept for the drop-in module;
     ``assumptions``: what ``infer-types`` assumed where no signature said (generic mode,
     e.g. ``"cluster: f64[:, :] (dtype assumed float64; rank from cluster[i] passed to @distance)"``);
+    ``guessed``: those of them the body does not settle (a dtype or a scalar type only guessed):
+    each call's argument types decide, and ``--explain`` says its decisions are under guesses;
     ``placement``: see ``kpc.passes.choose_placement``; ``specialized_from``: the function this
     one is a copy of, for call sites passing other types (``infer-types``, as Numba compiles a
     helper once per argument types), else None.
@@ -514,6 +516,7 @@ class Function:
     docstring: str | None = None
     loc: Loc = NOLOC
     assumptions: list = field(default_factory=list)
+    guessed: list = field(default_factory=list)
     # (device?, why): whether a --space cuda build compiles this entry for the device
     # (set by choose-placement; None before it ran)
     placement: tuple | None = None

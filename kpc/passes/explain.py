@@ -19,16 +19,22 @@ def describe(loop: n.For) -> str:
 
 
 def explain(module) -> str:
-    """The report for a module after the pipeline, one line per loop, nested loops indented.
+    """The report for a module after the pipeline, one line per loop, nested loops indented; an
+    entry without loops says so, and one typed without a signature says which of its types are
+    only guessed (each call's argument types decide what runs).
 
     >>> from kpc.ir.nodes import Const, For, Function, Name
     >>> from kpc.ir.module import Module
     >>> loop = For(Name("i"), Const(0), Name("n"), Const(1), [], decision="auto-parallelization disabled")
     >>> module = Module("m.py", "")
     >>> module.add(Function("f", [], [loop]))
+    >>> module.add(Function("g", [], [], guessed=["x: f64 (no signature; a scalar not used as an integer)"]))
     >>> print(explain(module))
     @f (role entry)
       line 0, i in range: serial: auto-parallelization disabled
+    @g (role entry)
+      no loops: runs as one serial call
+      types guessed, each call compiles for its own: x: f64 (no signature; a scalar not used as an integer)
     """
     lines = []
 
@@ -46,8 +52,12 @@ def explain(module) -> str:
     for function in module.functions.values():
         start = len(lines)
         block(function.body, 1)
+        if len(lines) == start and function.role != "device":
+            lines.append("  no loops: runs as one serial call")
         if function.placement is not None:
             lines.append(f"  placement (--space cuda): {function.placement[1]}")
+        if function.guessed:
+            lines.append(f"  types guessed, each call compiles for its own: {'; '.join(function.guessed)}")
         if len(lines) > start:
             lines.insert(start, f"@{function.name} (role {function.role})")
     return "\n".join(lines) if lines else "no loops"

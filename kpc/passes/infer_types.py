@@ -146,7 +146,7 @@ def _reject_generic(module, name: str, error: KpcError) -> None:
     With signatures the same error is raised instead (the types were given, so the code is wrong).
     """
     callers = nx.ancestors(module.callgraph, name)
-    module.rejected[name] = Rejected(name, error.diagnostic, error.loc)
+    module.rejected[name] = Rejected(name, error.diagnostic, error.loc, guessed=True)
     for caller in sorted(callers):
         site = next((s for callee in module.callees(caller) if callee == name or callee in callers
                      for s in module.sites(caller, callee)), None)
@@ -154,7 +154,7 @@ def _reject_generic(module, name: str, error: KpcError) -> None:
         diagnostic = Diagnostic(f"kernel '{caller}' calls '{name}', which kpc cannot type without a signature "
                                 f"(it stays a Numba function)", loc, "call to a rejected kernel",
                                 f"fix the diagnostic of '{name}' first", source_line_at(loc, module.source))
-        module.rejected[caller] = Rejected(caller, diagnostic, loc)
+        module.rejected[caller] = Rejected(caller, diagnostic, loc, guessed=True)
     for rejected in [name, *callers]:
         del module.functions[rejected]
     module.rebuild_callgraph()
@@ -171,6 +171,7 @@ class ModuleTyping:
         self.sites: dict = {name: {} for name in module.functions}
         self.params: dict = {}
         self.generic: dict = {}
+        self.guessed: dict = {}  # name -> the notes of its generic types the body does not settle
         self.uses = None
         self.current = None
         # id of a call node -> the node, for each call site in ``sites``
@@ -228,6 +229,7 @@ class ModuleTyping:
                 function.return_type = typing.return_type
             if self.generic.get(name):
                 function.assumptions = list(self.generic[name])
+                function.guessed = list(self.guessed.get(name, []))
 
     # -- parameters
     def param_types(self, function: n.Function) -> list:
@@ -278,7 +280,7 @@ class ModuleTyping:
         if self.uses is None:
             self.uses = self.ctx.analysis("param-uses", self.module, param_uses)
         uses = self.uses.get(function.name, {})
-        types, notes = [], []
+        types, notes, guessed = [], [], []
         for param in function.params:
             if param.type != UNKNOWN:
                 types.append(param.type)
@@ -287,11 +289,14 @@ class ModuleTyping:
                 types.append(DTypeType(scalar(param.default.value)))  # dtype=np.float64: a dtype
                 notes.append(f"{param.name}: {types[-1]} (no signature; the default's)")
                 continue
-            ty, note, _ = assumed_type(param.name, uses.get(param.name))
+            ty, note, settled = assumed_type(param.name, uses.get(param.name))
             types.append(ty)
             notes.append(note)
+            if not settled:
+                guessed.append(note)
         self.params[function.name] = types
         self.generic[function.name] = notes
+        self.guessed[function.name] = guessed
         return types
 
 
@@ -335,6 +340,28 @@ def guessed_types(module, name: str) -> list:
             if not settled:
                 guesses.append(note)
     return guesses
+
+
+def integer_guess(module, name: str) -> list | None:
+    """``name``'s parameter types with every guess made an integer (int64 scalars, int64 elements
+    of arrays of the guessed rank), or None when nothing is guessed: the second guess
+    ``--explain`` shows decisions under when the first one (float64) does not type."""
+    function = module.functions[name]
+    try:
+        uses = param_uses(module).get(name, {})
+    except KpcError:
+        return None
+    types, changed = [], False
+    for param in function.params:
+        if param.type != UNKNOWN:
+            types.append(param.type)
+            continue
+        ty, _, settled = assumed_type(param.name, uses.get(param.name))
+        if not settled:
+            ty = ArrayType(INT64, ty.ndim) if isinstance(ty, ArrayType) else INT64
+            changed = True
+        types.append(ty)
+    return types if changed else None
 
 
 def _site_order(item):

@@ -143,6 +143,9 @@ class _Symbol:
     integer_elements: str = ""
     element_of: str = ""
     relations: list = field(default_factory=list)
+    # the expressions assigned to the name (``b = keys[i] % nbins``, ``b += ...``): an integer
+    # name makes them integers
+    values: list = field(default_factory=list)
 
 
 class _FunctionUses:
@@ -158,6 +161,8 @@ class _FunctionUses:
         # Expressions that must be arrays (operands of np.dot, @, np.outer), with the minimum rank and why.
         self.demands: list = []
         self.updates: list = []
+        # ``target = base[...]``: related once the names used as arrays are known (``solve``)
+        self.views: list = []
 
     def sym(self, name: str) -> _Symbol:
         if name not in self.symbols:
@@ -238,6 +243,8 @@ class _FunctionUses:
                 self.integer_use(node.value, f"an operand of {node.op}=")
             elif isinstance(node, n.AugAssign) and isinstance(node.target, n.Name):
                 self.updates.append(node)
+                if node.op in ("+", "-", "*", "//", "%"):
+                    self.sym(node.target.id).values.append(node.value)
 
     def array_use(self, expr, reason: str) -> None:
         if isinstance(expr, n.Name):
@@ -263,11 +270,11 @@ class _FunctionUses:
 
     def assignment(self, target, value) -> None:
         if isinstance(target, n.Name):
+            self.sym(target.id).values.append(value)
             if isinstance(value, n.Name):
                 self.relate(value.id, target.id, 0, value.loc)
             elif isinstance(value, n.Index) and isinstance(value.base, n.Name):
-                delta = _int_count(value) - _none_count(value)
-                self.relate(value.base.id, target.id, delta, value.loc)
+                self.views.append((value, target.id))
                 self.sym(target.id).element_of = value.base.id
             elif isinstance(value, n.Call) and value.kind == "numpy" and value.func in _SAME_RANK \
                     and value.args and isinstance(value.args[0], n.Name):
@@ -411,7 +418,19 @@ class _FunctionUses:
                                                                  f"@{callee.name} as {param.name}, which is {why}"))
 
     # -- solution
+    def relate_views(self) -> None:
+        """``target = base[...]``: rank(base) = rank(target) + the integer indices, less the
+        ``np.newaxis`` ones; an index that is a name used as an array (``values[order]`` with
+        ``order.shape[0]`` read) selects along one axis and keeps it (a 1-D index array)."""
+        for value, target in self.views:
+            arrays = sum(1 for i in value.indices if isinstance(i, n.Name) and i.id in self.symbols
+                         and self.symbols[i.id].array)
+            delta = _int_count(value) - _none_count(value) - arrays
+            self.relate(value.base.id, target, delta, value.loc)
+
     def solve(self) -> None:
+        self.relate_views()
+        self.integers_through_assignments()
         for name, symbol in list(self.symbols.items()):
             if symbol.integer and symbol.element_of:
                 source = self.sym(symbol.element_of)
@@ -428,6 +447,31 @@ class _FunctionUses:
         raise KpcError.at(self.function.loc, f"kpc could not settle the array ranks of kernel "
                                              f"'{self.function.name}'", "rank inference",
                           "give the kernel a signature (--signature or @njit(\"...\"))", self.source)
+
+    def integers_through_assignments(self) -> None:
+        """A name used as an integer makes what is assigned to it integers, until nothing changes.
+
+        ``b = keys[i] % nbins; counts[b] += 1``: ``b`` is an index, so ``keys[i] % nbins`` is an
+        integer, so are ``nbins`` and the elements of ``keys`` (a float operand of ``%`` would
+        make ``b`` a float, which Numba rejects as an index). Elements used as integers make the
+        elements of the array a view was taken from integers too (``row = keys[i]``).
+        Terminates: each round sets a name's ``integer`` or ``integer_elements`` once, or stops.
+        """
+        changed = True
+        while changed:
+            changed = False
+            for name, symbol in list(self.symbols.items()):
+                before = [(s.integer, s.integer_elements) for s in self.symbols.values()]
+                for value in symbol.values:
+                    if symbol.integer:
+                        self.integer_use(value, f"assigned to {name}, which is used as {symbol.integer}")
+                    if symbol.integer_elements and isinstance(value, n.Name | n.Index) and \
+                            isinstance(value.base if isinstance(value, n.Index) else value, n.Name):
+                        base = value.base.id if isinstance(value, n.Index) else value.id
+                        source = self.sym(base)
+                        if not source.integer_elements:
+                            source.integer_elements = f"{symbol.integer_elements} (through {name})"
+                changed |= before != [(s.integer, s.integer_elements) for s in self.symbols.values()]
 
     def check_relations(self) -> None:
         """Raise a conflict where assignments bind one name to views of two ranks.

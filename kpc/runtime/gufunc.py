@@ -9,6 +9,11 @@ dimensions, ``layout``), flattens them into one leading axis and calls kpc's loo
 returned; scalar outputs ``()`` are arrays of the loop shape (a NumPy scalar without loop
 dimensions). Sizes that do not match raise NumPy's ``ValueError`` through Numba's gufunc; other
 keywords and methods are Numba's.
+
+A call whose arguments need no copy (C-contiguous arrays of the loop's dtypes with the whole
+loop shape, numbers for scalar inputs, outputs of the loop's dtypes or none) leaves a ``_Plan``
+keyed by the arguments' dtypes, shapes and strides (a number's class): the next call with that
+key reshapes, allocates and calls the compiled loop with no loop selection nor broadcasting.
 """
 
 from __future__ import annotations
@@ -33,9 +38,20 @@ class GUFunc(NumbaBacked):
         self.nargs = self.nin + self.nout
         self._table = LoopTable([(ins, outs[0]) for ins, outs in loops], exact_first=target == "parallel")
         self._outs = {tuple(np.dtype(t) for t in ins): [np.dtype(t) for t in outs] for ins, outs in loops}
+        self._plans: dict = {}  # _call_key of a call -> its _Plan
         loop.fallback = lambda: _no_loop
 
     def __call__(self, *args, out=None, **kwargs):
+        if not kwargs:
+            key = _call_key(args, out)
+            plan = self._plans.get(key)
+            if plan is not None:
+                try:
+                    return plan.run(self._loop, args, out)
+                except _Fallback:
+                    return self.numba(*args, out=out) if out is not None else self.numba(*args)
+        else:
+            key = None
         outs = list(args[self.nin:])
         if out is not None:
             outs += list(out) if isinstance(out, tuple) else [out]
@@ -43,11 +59,12 @@ class GUFunc(NumbaBacked):
                 or any(type(o) is not np.ndarray for o in outs):
             return self.numba(*args, out=out, **kwargs) if out is not None else self.numba(*args, **kwargs)
         try:
-            return self._run(list(args[:self.nin]), outs)
+            return self._run(list(args[:self.nin]), outs, key, out is not None)
         except _Fallback:
             return self.numba(*args, out=out) if out is not None else self.numba(*args)
 
-    def _run(self, inputs: list, outs: list):
+    def _run(self, inputs: list, outs: list, key=None, out_keyword: bool = False):
+        given_inputs = inputs
         values = [v if isinstance(v, np.ndarray | np.generic) or _kind(v) is not None else np.asarray(v)
                   for v in inputs]
         loop = self._table.resolve(tuple(_kind(v) for v in values))
@@ -96,7 +113,88 @@ class GUFunc(NumbaBacked):
             self._loop(*flat, *flat_outs)
         for given, target in copies:
             np.copyto(given, target, casting="same_kind")
+        if key is not None and not copies:
+            plan = _Plan.of(given_inputs, values, flat, self._inputs, loop_shape, count, outs, out_dtypes,
+                            [r.shape for r in results], [f.shape for f in flat_outs], self.nout, out_keyword)
+            if plan is not None:
+                self._plans[key] = plan
         if not loop_shape:
+            results = [r[()] if r.ndim == 0 else r for r in results]
+        return results[0] if self.nout == 1 else tuple(results)
+
+
+_NDARRAY = np.ndarray
+
+
+def _call_key(args: tuple, out) -> tuple:
+    """What decides a call's plan: each argument's dtype, shape and strides (an array) or class (a
+    number), and ``out=``'s."""
+    key = [a.__class__ if a.__class__ is not _NDARRAY else (a.dtype, a.shape, a.strides) for a in args]
+    if out is not None:
+        outs = out if out.__class__ is tuple else (out,)
+        key.append(tuple(o.__class__ if o.__class__ is not _NDARRAY else (o.dtype, o.shape, o.strides)
+                         for o in outs))
+    return tuple(key)
+
+
+class _Plan:
+    """How a call of one ``_call_key`` runs the loop: each input reshaped to its flattened shape
+    (``("view", shape)``) or, a number for a scalar input, filled into a loop-long array
+    (``("fill", dtype)``); each output given (reshaped) or allocated (``shape``, ``dtype``)."""
+
+    __slots__ = ("inputs", "count", "outputs", "nin", "nout", "scalar", "out_keyword", "function")
+
+    @classmethod
+    def of(cls, given, values, flat, cores, loop_shape, count, outs, out_dtypes, result_shapes, flat_shapes,
+           nout, out_keyword):
+        """The plan of the call just run, or None where it needed more than reshapes and fills."""
+        plan = cls()
+        plan.inputs = []
+        for original, value, flattened, core in zip(given, values, flat, cores):
+            if original is value and value.__class__ is _NDARRAY and value.flags.c_contiguous \
+                    and value.shape[:value.ndim - len(core)] == loop_shape:
+                # the array itself where flattening changes nothing (one loop dimension)
+                plan.inputs.append(("same", None) if flattened.shape == value.shape else ("view", flattened.shape))
+            elif not core and original.__class__ is not _NDARRAY and value.ndim == 0:
+                plan.inputs.append(("fill", value.dtype))
+            else:
+                return None
+        plan.outputs = []
+        for k, (shape, dtype, flat_shape) in enumerate(zip(result_shapes, out_dtypes, flat_shapes)):
+            plan.outputs.append((None if outs else shape, dtype, None if flat_shape == shape else flat_shape))
+        plan.count, plan.nin, plan.nout = count, len(cores), nout
+        plan.scalar, plan.out_keyword = not loop_shape, out_keyword
+        plan.function = None  # the loop's compiled function for these arguments, once known
+        return plan
+
+    def run(self, loop, args: tuple, out, _empty=np.empty):
+        count = self.count
+        flat = []
+        for value, (kind, detail) in zip(args, self.inputs):
+            if kind == "same":
+                flat.append(value)
+            elif kind == "view":
+                flat.append(value.reshape(detail))
+            else:  # np.full, without its Python-level checks
+                filled = _empty(count, detail)
+                filled.fill(value)
+                flat.append(filled)
+        given = (out if out.__class__ is tuple else (out,)) if self.out_keyword else args[self.nin:]
+        results = []
+        for k, (shape, dtype, flat_shape) in enumerate(self.outputs):
+            result = given[k] if shape is None else _empty(shape, dtype)
+            results.append(result)
+            flat.append(result if flat_shape is None else result.reshape(flat_shape))
+        if count:
+            # The flattened arguments of a plan always have the same dispatch key: the function the
+            # loop's dispatcher found for the first of them runs the others.
+            function = self.function
+            if function is None:
+                loop(*flat)
+                self.function = loop.table.get(loop.runtime.key(*flat))
+            else:
+                function(*flat)
+        if self.scalar:
             results = [r[()] if r.ndim == 0 else r for r in results]
         return results[0] if self.nout == 1 else tuple(results)
 

@@ -63,3 +63,35 @@ def test_out_matches_numba(modules):
 def test_layouts_numba_rejects_are_rejected(text, why):
     with pytest.raises(LayoutError, match=why):
         parse_layout(text)
+
+
+@pytest.mark.compile
+def test_repeated_calls_take_their_plan_and_match_numba(modules):
+    """The second call of the same argument types, shapes and strides runs the plan the first one
+    left (``kpc.runtime.gufunc._Plan``): new values each time, outputs allocated, given
+    positionally or as ``out=``, a scalar output without loop dimensions, two outputs."""
+    dropin, numba_module = modules
+    calls = [
+        ("scaled", lambda: (rng.random((5, 9)), float(rng.random())), {}),
+        ("scaled", lambda: (rng.random((5, 9)), int(rng.integers(1, 9)), np.empty((5, 9))), {}),
+        ("norm2", lambda: (rng.random(7),), {}),
+        ("norm2", lambda: (rng.random((2, 3, 7)),), {"out": np.empty((2, 3))}),
+        ("matvec", lambda: (rng.random((4, 3, 2)), rng.random((4, 2))), {}),
+        ("diff_and_distance", lambda: (rng.random((3, 5)), rng.random((3, 5))), {}),
+    ]
+    for name, make, keywords in calls:
+        function = getattr(dropin, name)
+        for _ in range(3):
+            args = make()
+            theirs = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+            their_keywords = {k: v.copy() for k, v in keywords.items()}
+            assert_same(function(*args, **keywords), getattr(numba_module, name)(*theirs, **their_keywords))
+            for mine, want in zip(list(args) + list(keywords.values()), list(theirs) + list(their_keywords.values())):
+                if isinstance(mine, np.ndarray):
+                    assert_same(mine, want)
+        assert function._plans, name
+    x = rng.random((5, 9))
+    plan_count = len(dropin.scaled._plans)
+    assert_same(dropin.scaled(x[:, ::2], 2.0), numba_module.scaled(x[:, ::2], 2.0))   # strided: a copy, no plan
+    assert_same(dropin.scaled(x[:, ::2], 2.0), numba_module.scaled(x[:, ::2], 2.0))
+    assert len(dropin.scaled._plans) == plan_count

@@ -197,3 +197,24 @@ def test_compile_failure_is_reported_as_failed(monkeypatch, mixed, tmp_path, cap
     data = _report(out_dir, "mixed")
     assert data["error"].startswith("RuntimeError") and _kernels(data)["total"]["status"] == "failed"
     assert not (out_dir / "mixed.py").exists()
+
+
+@pytest.mark.parametrize("target", ["kokkos", "pykokkos"])
+def test_explain_without_signatures_decides_every_kernel(kpc, tmp_path, target):
+    """``--explain`` of a file without signatures: a decision for every kernel, the guessed types
+    said to be guesses, and a kernel whose first guess does not type shown under a second one."""
+    result = kpc("build", CORPUS / "guessed_types.py", "--target", target, "-o", tmp_path, "--explain")
+    assert result.returncode == 0, result.stderr
+    explained = result.stdout.split("== decisions for")[1]
+    blocks = {block.split(" ")[0]: block for block in explained.split("\n@")[1:]}
+    assert set(blocks) == {"bin_counts", "strided_sum", "low_bits", "gather_sum"}
+    assert "i in prange: parallel_for [Range]: prange; atomic updates of counts[b]" in blocks["bin_counts"]
+    assert "types guessed" in blocks["bin_counts"] and "counts: f64[:]" in blocks["bin_counts"]
+    assert "keys:" not in blocks["bin_counts"] and "nbins:" not in blocks["bin_counts"]  # settled: integers
+    assert "types guessed" not in blocks["low_bits"]  # every type settled by the body
+    assert "types guessed, each call compiles for its own: values: i64[" in blocks["gather_sum"]
+    assert "float64 did not type" in blocks["gather_sum"] and "k in range" not in blocks["gather_sum"]
+    assert "i in range" in blocks["gather_sum"]
+    kernels = _kernels(_report(tmp_path, "guessed_types"))
+    assert kernels["gather_sum"]["status"] == "lazy"    # typed at each call, on both targets
+    assert {kernels[k]["status"] for k in ("bin_counts", "strided_sum", "low_bits")} == {"translated"}

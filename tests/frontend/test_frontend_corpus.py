@@ -56,6 +56,11 @@ GENERIC_TYPING_FIXED = [
 ]
 
 
+# Kernels whose generic typing fails by design: an array used as an index (values[order]) is
+# guessed a float64 array; each call's types decide (typed at each call on both targets).
+TYPED_AT_EACH_CALL = {("guessed_types.py", "gather_sum")}
+
+
 @pytest.mark.skipif(not CORPUS, reason="the corpus is not there")
 @pytest.mark.parametrize("path", CORPUS, ids=[os.path.basename(p) for p in CORPUS])
 def test_every_case_kernel_typed_with_its_signatures_also_types_without(path):
@@ -66,7 +71,9 @@ def test_every_case_kernel_typed_with_its_signatures_also_types_without(path):
     for dtype in sorted({d for case in cases.values() for d in case.dtypes}):
         eager = typed(load_module(path, signatures=_case_signatures(path, kernels, dtype)))
         for kernel in cases:
-            if kernel in eager.functions:
+            if (os.path.basename(path), kernel) in TYPED_AT_EACH_CALL:
+                assert generic.rejected[kernel].guessed  # rejected under guessed types only
+            elif kernel in eager.functions:
                 assert kernel not in generic.rejected, \
                     f"{kernel} ({dtype} signature types) fails generic typing: {generic.rejected[kernel].diagnostic}"
 

@@ -26,7 +26,7 @@ _MATH = {"sqrt": math.sqrt, "exp": math.exp, "log": math.log, "log1p": math.log1
 _BIN = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
         "/": lambda a, b: a / b, "//": lambda a, b: a // b, "%": lambda a, b: a % b,
         "**": lambda a, b: a ** b, "&": lambda a, b: a & b, "|": lambda a, b: a | b,
-        "^": lambda a, b: a ^ b}
+        "^": lambda a, b: a ^ b, "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b}
 _CMP = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
         ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
 

@@ -54,7 +54,8 @@ DEVICE_SPACES = ("Cuda",)
 
 @dataclass
 class KernelReport:
-    """What happened to one jitted function: ``translated`` or kept as ``numba`` (with why)."""
+    """What happened to one jitted function: ``translated``, kept as ``numba`` (with why), or
+    ``lazy``: typed at each call, its guessed types did not type (why)."""
 
     name: str
     status: str
@@ -65,6 +66,8 @@ class KernelReport:
     workunits: list = field(default_factory=list)
 
     def __str__(self) -> str:
+        if self.status == "lazy":
+            return f"{self.name}: typed at each call ({self.reason})"
         if self.status == "translated":
             what = "@pk.function" if self.role == "device" else f"workunits: {', '.join(self.workunits) or 'none'}"
             return f"{self.name}: translated ({what})"
@@ -255,13 +258,15 @@ def _kept_reason(exc: Unsupported) -> str:
 class PyKokkosEmitter:
     """Emits one module. ``space``: ``None`` (PyKokkos's default space), a host space name or ``Cuda``."""
 
-    def __init__(self, module, output_path: str, space: str | None = None, options: dict | None = None):
+    def __init__(self, module, output_path: str, space: str | None = None, options: dict | None = None,
+                 typed_at_call=()):
         if space is not None and space not in HOST_SPACES + DEVICE_SPACES:
             raise ValueError(f"space {space!r}: choose one of {', '.join(HOST_SPACES + DEVICE_SPACES)} or None")
         self.module = module
         self.output_path = output_path
         self.space = space
         self.options = dict(options or {})
+        self.typed_at_call = set(typed_at_call)
         self.ctx = _Context(module, space)
         self.written = self.ctx.written
 
@@ -290,8 +295,9 @@ class PyKokkosEmitter:
         for name, reason in module.rejected.items():
             diagnostic = reason.diagnostic
             message = getattr(diagnostic, "message", str(diagnostic))
-            kept.append(KeptModel(name, message))
-            reports.append(KernelReport(name, "numba", "entry", reason.loc.line or None, message))
+            lazy = name in self.typed_at_call
+            kept.append(KeptModel(name, message, typed_at_call=lazy))
+            reports.append(KernelReport(name, "lazy" if lazy else "numba", "entry", reason.loc.line or None, message))
         functions = self._functions(used_functions)
         self._device_reports(reports, kept, used_functions)
         names = self._hash_names(workunits, functions)
@@ -312,6 +318,8 @@ class PyKokkosEmitter:
         reports.sort(key=lambda r: order.index(r.name))
         model = self._model(functions, workunits, caller_models, kept, reports)
         model.per_call = {name: _per_call_types(self.module.functions[name]) for name in callers}
+        # no types were built for these: every call's types get a module (or Numba) of their own
+        model.per_call.update({k.name: ((), None) for k in kept if k.typed_at_call})
         model.options = self.options
         model.space = self.space
         return EmitResult(_render(model), reports)
@@ -661,13 +669,16 @@ def _render(model: ModuleModel) -> str:
     return text
 
 
-def emit_module(module, output_path: str, space: str | None = None, options: dict | None = None) -> EmitResult:
+def emit_module(module, output_path: str, space: str | None = None, options: dict | None = None,
+                typed_at_call=()) -> EmitResult:
     """The PyKokkos module for ``module`` (an IR module after the ``pykokkos`` pipeline).
 
     ``output_path``: where the text will be written (relative paths inside it are resolved
     from there); ``space``: ``None`` for PyKokkos's default execution space, ``OpenMP``,
     ``Serial``, ``Threads``, or ``Cuda`` (callers pass CuPy arrays to the workunits);
     ``options``: the build's options (``auto_parallel``), which the module gives kpc when it
-    asks for a specialization for other argument types (``kpc.runtime.pykokkos_types``).
+    asks for a specialization for other argument types (``kpc.runtime.pykokkos_types``);
+    ``typed_at_call``: rejected kernels whose guessed types did not type, which the module types
+    at each call instead of keeping them as Numba.
     """
-    return PyKokkosEmitter(module, output_path, space, options).emit()
+    return PyKokkosEmitter(module, output_path, space, options, typed_at_call).emit()

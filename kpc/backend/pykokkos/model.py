@@ -46,6 +46,8 @@ class KeptModel:
 
     name: str
     reason: str
+    # its guessed types do not type: each call's types get a module of their own (per-call types)
+    typed_at_call: bool = False
 
 
 @dataclass

@@ -182,3 +182,25 @@ def test_upstream_pykokkos_takes_other_types(built, tmp_path, monkeypatch):
         warnings.simplefilter("error", KpcFallbackWarning)
         _same_as_numba(_imported(path), numba_module)
     assert os.path.isdir(tmp_path / "pk_cpp")
+
+
+def test_a_kernel_whose_guess_does_not_type_is_typed_at_each_call(tmp_path, monkeypatch):
+    """``values[order]`` needs an integer ``order``; the float64 guess does not type, so the module
+    types the kernel at each call (as the Kokkos target does) instead of keeping it as Numba."""
+    monkeypatch.setenv("KPC_CACHE_DIR", str(tmp_path / "cache"))
+    corpus = HERE.parent.parent / "corpus" / "guessed_types.py"
+    result = build_pykokkos(corpus, tmp_path / "out")
+    statuses = {k.name: k.status for k in result.kernels}
+    assert statuses == {"bin_counts": "translated", "strided_sum": "translated", "low_bits": "translated",
+                        "gather_sum": "lazy"}, result.summary()
+    assert not result.violations
+    spec = importlib.util.spec_from_file_location("kpc_guessed_numba", corpus)
+    numba_module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(numba_module)
+    module = _interpreted(result.output, "kpc_guessed_interpreted")
+    values, order = np.linspace(0.0, 1.0, 10), np.array([3, 1, 4, 1, 5, 9, 2, 6])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", KpcFallbackWarning)
+        got = module.gather_sum(values, order)
+    assert got == pytest.approx(numba_module.gather_sum(values, order), rel=1e-12)
+    assert ("gather_sum", (("array", "float64", 1), ("array", "int64", 1))) in module._kpc_types.specializations
