@@ -43,8 +43,17 @@ SOURCE = textwrap.dedent("""
         for i in range(len(x)):
             s += x[i]
         return s
+
+
+    @njit
+    def pick(values, order):
+        s = 0.0
+        for i in range(order.shape[0]):
+            s += values[order][i]
+        return s
 """)
-HIST_LINE = 11  # counts[b] += 1: b is a float under the assumed float64 keys
+HIST_LINE = 11  # counts[b] += 1: b is a float for float64 keys
+PICK_LINE = 27  # values[order][i]: an array used as an index, a float64 array under the guess
 
 
 @pytest.fixture
@@ -64,17 +73,19 @@ def _import(path, name: str):
 
 def test_a_kernel_untypable_under_assumed_types_is_lazy_with_its_assumptions(module):
     _, report = module
-    hist = report.kernel("hist")
-    assert hist.status == "lazy" and hist.cache == "lazy"
-    assert hist.location.endswith(f"user_hist.py:{HIST_LINE}:9")
-    assert "array index must be an integer" in hist.reason
-    assert any(a.startswith("keys: f64[:]") and "dtype float64 assumed" in a for a in hist.assumptions)
+    hist = report.kernel("hist")  # keys[i] % nbins used as an index: both guessed integers
+    assert hist.status == "translated"
+    pick = report.kernel("pick")
+    assert pick.status == "lazy" and pick.cache == "lazy"
+    assert pick.location.endswith(f"user_hist.py:{PICK_LINE}:14")
+    assert "array index must be an integer" in pick.reason
+    assert any(a.startswith("order: f64[:]") and "dtype float64 assumed" in a for a in pick.assumptions)
     assert report.kernel("total").status == "translated"
     data = report.to_dict()
     assert validate(data) == [] and data["summary"]["lazy"] == 1 and data["summary"]["numba"] == 0
     table = report.format_table()
-    assert "2 translated (1 typed at each call), 0 kept as Numba" in table
-    assert "typed at each call: type error" in table and "under the assumed keys: f64[:]" in table
+    assert "3 translated (1 typed at each call), 0 kept as Numba" in table
+    assert "typed at each call: type error" in table and "under the assumed values: f64[:, :]" in table
 
 
 @pytest.mark.compile
