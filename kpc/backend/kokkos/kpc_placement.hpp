@@ -11,8 +11,8 @@
 // kokkos_session.guard_sites() lists placement sites beside regions): the calls of a class
 // alternate between the host and the device until each ran kGuardSamples times, then take the
 // one whose best time was lower, and recheck after 64 * 2^k decided calls while the two are
-// within kRecheckWithin of each other, after 1024 * 2^k calls otherwise. The times are whole
-// calls, copies included: NumPy arguments are copied to the device and back by the device
+// within kRecheckWithin of each other, first after up to 1024 calls otherwise (first_recheck).
+// The times are whole calls, copies included: NumPy arguments are copied to the device and back by the device
 // build's entry, device arrays to the host and back by the host path the runtime hands in
 // (kpc.runtime.placement), so the data's place counts as the user pays for it. Before a class
 // is learned the `prefer_host` side goes first: NumPy arguments prefer the host, device arrays
@@ -73,15 +73,25 @@ inline int64_t argument_bytes(PyObject* const* args, Py_ssize_t nargs) {
 }
 
 // The slower side is rechecked at the cost guard's pace (after 64, 128, 256, ... decided calls)
-// while it was within kRecheckWithin of the faster one; beyond, only after 1024, 2048, ... calls:
-// a recheck runs it once, and a side several times slower (NumPy arguments copied to the device
-// and back for a memory-bound kernel) costs the calls around it more than a recheck could win
-// (seen: a 10^7-element copy averaged 0.72x of the host build with rechecks every 64 calls on
-// the device), but a side whose samples something else slowed must not lose for the life of the
-// process (seen: a 200-point Mandelbrot learned while nvcc builds filled the host's cores kept
-// the device at 5x the host's time, 0.20x of the openmp build).
+// while it was within kRecheckWithin of the faster one; beyond, first after about 16 times as many
+// calls as it was slower (a power of two from 64 to kFarRecheck), so that a recheck costs at most
+// about a sixteenth of the calls before it: a side several times slower (NumPy arguments copied
+// to the device and back for a memory-bound kernel) costs the calls around it more than a
+// recheck could win (seen: a 10^7-element copy averaged 0.72x of the host build with rechecks
+// every 64 calls on the device), but a side whose samples something else slowed must not lose
+// for the life of the process (seen on a GPU machine while nvcc builds of other kernels filled
+// the host's cores: a 200-point Mandelbrot kept on the device at 0.20x of the openmp build, a
+// 316^2 stencil at 0.01x).
 constexpr double kRecheckWithin = 2.0;
 constexpr int kFarRecheck = 1024;
+
+// The first recheck of a class whose slower side took `ratio` times the faster's time.
+inline int first_recheck(double ratio) {
+  if (ratio <= kRecheckWithin) return kGuardRecheck;
+  int first = kGuardRecheck;
+  while (first < kFarRecheck && first < 16.0 * ratio) first *= 2;
+  return first;
+}
 
 // Whether the learned (or learning) choice for a call of class c is the host.
 inline bool choose_host(placed* self, guard_call& timing, int c) {
@@ -90,8 +100,7 @@ inline bool choose_host(placed* self, guard_call& timing, int c) {
   const bool host_faster = site.faster_serially(c);
   const double host_ns = static_cast<double>(site.best_ns[0][c].load(std::memory_order_relaxed));
   const double device_ns = static_cast<double>(site.best_ns[1][c].load(std::memory_order_relaxed));
-  const bool far = host_faster ? device_ns > kRecheckWithin * host_ns : host_ns > kRecheckWithin * device_ns;
-  switch (site.recheck(c, far ? kFarRecheck : kGuardRecheck)) {
+  switch (site.recheck(c, first_recheck(host_faster ? device_ns / host_ns : host_ns / device_ns))) {
     case 1: return timing.timed(c, !host_faster);
     case 2: return timing.timed(c, host_faster);
     default: return host_faster;
