@@ -118,7 +118,26 @@ def sort3_rows(a):
     return out
 
 
+@njit
+def backward_induction(v, p, disc):
+    """A binomial tree's backward induction: a temporary read once (inlined) that reads the
+    name its result rebinds; the new array must not be allocated under that name first."""
+    values = v.copy()
+    floor = v * 0.5
+    for _ in range(v.shape[0] - 1):
+        floor = floor[1:] * disc
+        cont = disc * (p * values[1:] + (1 - p) * values[:-1])
+        values = np.maximum(cont, floor)
+    return values[0]
+
+
 KPC_CASES = {
+    "backward_induction": {
+        "args": {"v": ("n",), "p": {"kind": "scalar", "value": 0.45}, "disc": {"kind": "scalar", "value": 0.98}},
+        "dtypes": ["float64"],
+        "sizes": [{"n": 1}, {"n": 2}, {"n": 9}, {"n": 40}],
+        "layouts": ["C", "strided"],
+    },
     "branch_alloc": {
         "args": {"x": ("n",), "flag": {"kind": "scalar", "value": "flag"}},
         "dtypes": ["float64", "int64"],

@@ -43,6 +43,19 @@ from .values import ArrayValue, Builder, Namer, clone, const_int
 class FunctionLowering:
     """Statement-level lowering of one function."""
 
+    def reads_name(self, expr, name: str, seen: tuple = ()) -> bool:
+        """Whether ``expr`` reads ``name``, through the definitions of the locals it reads through
+        (``cont = disc * (p * values[1:] + ...); values = np.maximum(cont, ...)`` reads ``values``:
+        the new ``values`` must not be allocated under that name before its elements are read)."""
+        for node in n.walk(expr):
+            if not isinstance(node, n.Name):
+                continue
+            if node.id == name:
+                return True
+            definition = self.read_through.get(node.id)
+            if definition is not None and node.id not in seen and self.reads_name(definition, name, seen + (node.id,)):
+                return True
+        return False
     def __init__(self, function: n.Function, products: bool = False):
         self.function = function
         self.products = products
@@ -188,7 +201,7 @@ class FunctionLowering:
             array = low.draws(value, pre) if draws else low.array(value, pre)
             if array.temporary is not None:
                 return [n.Assign(target, clone(array.temporary), s.loc)]
-            if any(isinstance(node, n.Name) and node.id == target.id for node in n.walk(value)):
+            if self.reads_name(value, target.id):
                 tmp = low.materialize(array, pre)
                 return [n.Assign(target, tmp, s.loc)]
             alloc = n.Assign(target, low.allocation(array.shape, array.dtype), s.loc)
