@@ -101,6 +101,7 @@ def solve(kernels, comm, rows: int, cols: int, steps: int, xp=np, cuda_aware: bo
     v = u.copy()
     up, down = (rank - 1 if rank > 0 else None), (rank + 1 if rank < size - 1 else None)
     host_rows = np.empty((2, cols))  # ghost rows received on the host (GPU without CUDA-aware MPI)
+    ghosts = ((0, up), (-1, down))  # each ghost row and the neighbour that fills it
 
     def exchange(w):
         """Fill w's ghost rows from the neighbours, both directions in flight at once (one message
@@ -111,7 +112,7 @@ def solve(kernels, comm, rows: int, cols: int, steps: int, xp=np, cuda_aware: bo
         if xp is not np:
             xp.cuda.runtime.deviceSynchronize()  # the step's kernel wrote the rows sent
         requests, outgoing = [], []
-        for k, (row, source) in enumerate(((0, up), (-1, down))):
+        for k, (row, source) in enumerate(ghosts):
             if source is not None:
                 requests.append(comm.Irecv(host_rows[k] if staged else w[row], source=source))
         for row, to in ((1, up), (-2, down)):
@@ -121,7 +122,7 @@ def solve(kernels, comm, rows: int, cols: int, steps: int, xp=np, cuda_aware: bo
         for request in requests:
             request.Wait()
         if staged:
-            for k, (row, source) in enumerate(((0, up), (-1, down))):
+            for k, (row, source) in enumerate(ghosts):
                 if source is not None:
                     w[row] = xp.asarray(host_rows[k])
 
