@@ -389,7 +389,10 @@ class ParallelInfo:
       iterations ``t`` and ``n - 1 - t`` in one work item under a static schedule instead;
     - ``host_form``: the form host spaces run the region in instead of a plain launch
       (``choose-host-forms``; CUDA ignores it): ``element-copy`` (a ``memmove`` per thread
-      block), ``chunked-reduce`` (chunks of iterations, four local accumulators each), or "".
+      block), ``chunked-reduce`` (chunks of iterations, four local accumulators each), or "";
+    - ``device_form``: the form device spaces (CUDA) launch the region in (``choose-device-forms``;
+      host spaces ignore it): ``flat`` (an MDRange region as a 1-D range, its indices recomputed
+      from the flat one), or "".
     """
 
     pattern: str = "for"
@@ -405,6 +408,7 @@ class ParallelInfo:
     serial_work: list = field(default_factory=list)
     paired: bool = False
     host_form: str = ""
+    device_form: str = ""
 
     @property
     def level(self) -> str:

@@ -31,6 +31,8 @@ def _parallel_header(loop: n.For) -> str:
         policy += f" schedule={info.schedule}"
     if info.host_form:
         policy += f" host={info.host_form}"
+    if info.device_form:
+        policy += f" device={info.device_form}"
     return f"{head} {policy}"
 
 

@@ -33,6 +33,7 @@ PIPELINES = {
         "choose-schedule",
         "choose-teams",
         "choose-host-forms",
+        "choose-device-forms",
         "one-thread-regions",
         "choose-placement",
     ],

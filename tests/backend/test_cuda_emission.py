@@ -258,3 +258,47 @@ def test_array_statements_between_regions_run_on_one_device_thread_on_cuda_only(
     openmp = _unit(tmp_path, "openmp").source
     assert "// parallel_for over kpc_one1" in cuda and 'kpc::cuda::range_for("host_and_device:' in cuda
     assert "kpc_one" not in openmp and "a(0) = 1.0;" in openmp
+
+
+MDRANGE = '''
+from numba import njit, prange
+
+
+@njit(parallel=True)
+def sum2d(a):
+    s = 0.0
+    for i in prange(a.shape[0]):
+        for j in range(a.shape[1]):
+            s += a[i, j]
+    return s
+
+
+@njit(parallel=True)
+def star(a, b):
+    for i in prange(1, a.shape[0] - 1):
+        for j in range(1, a.shape[1] - 1):
+            b[i, j] = a[i - 1, j] + a[i + 1, j] + a[i, j - 1] + a[i, j + 1]
+'''
+
+
+def test_mdrange_regions_launch_flat_on_cuda_and_as_mdrange_on_host_spaces(tmp_path):
+    from kpc import pipeline
+    from kpc.backend.kokkos.emitter import Specialization, emit_translation_unit
+
+    source = tmp_path / "mdrange.py"
+    source.write_text(MDRANGE)
+    f64 = typeof(np.zeros((3, 3)))
+    entries = {"sum2d": (f64,), "star": (f64, f64)}
+    module = pipeline.typed_specialization(str(source), MDRANGE, entries, True)
+    units = {space: emit_translation_unit([Specialization(module, list(entries))], space=space,
+                                          source=str(source)).source for space in ("cuda", "openmp")}
+    cuda, host = units["cuda"], units["openmp"]
+    assert "MDRangePolicy" not in cuda and host.count("Kokkos::MDRangePolicy<kpc_exec_space, Kokkos::Rank<2") == 2
+    # the reduction keeps Kokkos's Range reduction, the for goes through range_for; one flat index each
+    assert 'Kokkos::parallel_reduce("sum2d:' in cuda and "Kokkos::RangePolicy<kpc_exec_space" in cuda
+    assert 'kpc::cuda::range_for("star:' in cuda
+    assert cuda.count("auto kpc_body = KOKKOS_LAMBDA(const int64_t kpc_t1") == 2
+    # the last loop varies fastest, each index offset by its loop's start
+    assert "kpc_rest1 = kpc::flat_split(kpc_rest1, kpc_n1_1, kpc_r1_1);" in cuda
+    assert "const int64_t j = kpc_begin1_1 + kpc_r1_1;" in cuda and "const int64_t i = kpc_begin1_0 + kpc_rest1;" in cuda
+    assert "const int64_t kpc_end1 = kpc_n1_0 * kpc_n1_1;" in cuda

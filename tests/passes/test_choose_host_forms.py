@@ -74,7 +74,7 @@ def test_reductions_with_unequal_or_collapsed_iterations_are_not_chunked():
             return s
         """, "(f8[:, ::1], f8)")
     assert nest.parallel.policy == "MDRange" and nest.parallel.host_form == ""
-    assert nest.parallel.reason.endswith("reduction not chunked: an MDRange region")
+    assert "reduction not chunked: an MDRange region" in nest.parallel.reason
 
 
 def test_the_decision_is_printed_and_taken_again_without_repeating_the_reason():

@@ -109,6 +109,15 @@ EXAMPLES = {
                 s += a[i]
             return s
         """),
+    "choose-device-forms": (ANALYSIS + ["cost-guard", "choose-host-forms"], {"total": "(f8[:, :],)"}, """
+        @njit(parallel=True)
+        def total(a):
+            s = 0.0
+            for i in prange(a.shape[0]):
+                for j in range(a.shape[1]):
+                    s += a[i, j]
+            return s
+        """),
     "simplify-powers": (ANALYSIS, {"lj": "(f8,)"}, """
         @njit
         def lj(r):

@@ -8,7 +8,8 @@
 //   * each parallel region is followed by Kokkos::fence() (emitter, cuda.py), so host
 //     code after it sees its writes; parallel_reduce/scan into host values already block;
 //   * a NumPy argument whose memory is not managed is staged: copied into a managed
-//     buffer (one cudaMemcpy when the layouts match), prefetched to the GPU, and, only if
+//     buffer (one cudaMemcpy when the layouts match; buffers are kept for the next call of
+//     the same size, staging_pool), prefetched to the GPU, and, only if
 //     the kernel writes it (the write set comes from the IR), copied back after the call
 //     (CopyBack below). A NumPy array
 //     that is already managed (one returned by a kpc cuda kernel) is used in place;
@@ -24,7 +25,9 @@
 #include <cuda_runtime.h>
 
 #include <cstdlib>
+#include <deque>
 #include <memory>
+#include <mutex>
 #include <string>
 
 namespace kpc {
@@ -85,8 +88,87 @@ inline void prefetch(const void* pointer, size_t bytes, int device) {
   if (status != cudaSuccess) cudaGetLastError();  // prefetch is a hint (unsupported on some systems)
 }
 
-// A C-ordered (or Fortran-ordered) NumPy array over fresh managed memory.
-inline py::array managed_array(const py::dtype& dtype, const std::vector<py::ssize_t>& shape, bool fortran) {
+// Managed buffers that staged NumPy arguments, kept for the next call of the same size (a time
+// loop calling a kernel on NumPy arrays stages the same shapes every step): cudaMallocManaged and
+// cudaFree cost more than copying a small array (cudaFree waits for the whole device), and a
+// reused buffer's pages are already on the device. A buffer given back records an event on the
+// legacy stream (which Kokkos' blocking stream is ordered with): the next call that takes it
+// waits for the kernels that may still read it (a call with CUDA arrays returns before they end).
+// At most `limit` bytes are kept; the oldest are freed first.
+class staging_pool {
+ public:
+  void* take(size_t bytes) {
+    block found{};
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      for (auto it = free_.rbegin(); it != free_.rend(); ++it) {
+        if (it->bytes == bytes) {
+          found = *it;
+          free_.erase(std::next(it).base());
+          pooled_ -= bytes;
+          break;
+        }
+      }
+    }
+    if (found.pointer != nullptr) {
+      cudaEventSynchronize(found.released);
+      cudaEventDestroy(found.released);
+      return found.pointer;
+    }
+    void* pointer = nullptr;
+    check(cudaMallocManaged(&pointer, bytes), "cudaMallocManaged");
+    return pointer;
+  }
+
+  void give(void* pointer, size_t bytes) {
+    cudaEvent_t released = nullptr;
+    if (cudaEventCreateWithFlags(&released, cudaEventDisableTiming) != cudaSuccess ||
+        cudaEventRecord(released, 0) != cudaSuccess) {
+      cudaGetLastError();  // no context any more (the process is ending): just free it
+      if (released != nullptr) cudaEventDestroy(released);
+      cudaFree(pointer);
+      return;
+    }
+    std::deque<block> evicted;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      free_.push_back(block{pointer, bytes, released});
+      pooled_ += bytes;
+      while (pooled_ > limit && !free_.empty()) {
+        evicted.push_back(free_.front());
+        pooled_ -= free_.front().bytes;
+        free_.pop_front();
+      }
+    }
+    for (const block& old : evicted) {
+      cudaEventSynchronize(old.released);
+      cudaEventDestroy(old.released);
+      cudaFree(old.pointer);
+    }
+  }
+
+  static staging_pool& instance() {
+    static staging_pool* pool = new staging_pool();  // never destroyed: capsules may outlive statics
+    return *pool;
+  }
+
+  static constexpr size_t limit = size_t(1) << 31;
+
+ private:
+  struct block {
+    void* pointer = nullptr;
+    size_t bytes = 0;
+    cudaEvent_t released = nullptr;
+  };
+  std::mutex mutex_;
+  std::deque<block> free_;
+  size_t pooled_ = 0;
+};
+
+// A C-ordered (or Fortran-ordered) NumPy array over fresh managed memory; `staged`: memory from
+// (and given back to) the staging pool, for arrays that live only for one call.
+inline py::array managed_array(const py::dtype& dtype, const std::vector<py::ssize_t>& shape, bool fortran,
+                               bool staged = false) {
   const py::ssize_t item = dtype.itemsize();
   py::ssize_t count = 1;
   for (auto extent : shape) count *= extent;
@@ -97,9 +179,22 @@ inline py::array managed_array(const py::dtype& dtype, const std::vector<py::ssi
   } else {
     for (size_t k = shape.size(); k-- > 0;) { strides[k] = stride; stride *= shape[k]; }
   }
+  const size_t bytes = static_cast<size_t>(std::max<py::ssize_t>(count * item, 1));
+  if (staged) {
+    struct owner {
+      void* pointer;
+      size_t bytes;
+    };
+    void* pointer = staging_pool::instance().take(bytes);
+    py::capsule release(new owner{pointer, bytes}, [](void* p) {
+      auto* block = static_cast<owner*>(p);
+      staging_pool::instance().give(block->pointer, block->bytes);
+      delete block;
+    });
+    return py::array(dtype, shape, strides, pointer, release);
+  }
   void* pointer = nullptr;
-  check(cudaMallocManaged(&pointer, static_cast<size_t>(std::max<py::ssize_t>(count * item, 1))),
-        "cudaMallocManaged");
+  check(cudaMallocManaged(&pointer, bytes), "cudaMallocManaged");
   py::capsule release(pointer, [](void* p) { cudaFree(p); });
   return py::array(dtype, shape, strides, pointer, release);
 }
@@ -426,7 +521,7 @@ device_arg<T, N, Layout> from_cuda_array(py::handle object, const char* function
             nullptr};
   }
   // The entry dereferences arrays in host code: stage device-only memory through managed memory.
-  py::array staged = managed_array(dtype, extents, std::is_same<Layout, Kokkos::LayoutLeft>::value);
+  py::array staged = managed_array(dtype, extents, std::is_same<Layout, Kokkos::LayoutLeft>::value, true);
   if (c_contiguous || f_contiguous) {
     check(cudaMemcpy(staged.mutable_data(), pointer, static_cast<size_t>(staged.nbytes()), cudaMemcpyDefault),
           "staging a CUDA array");
@@ -463,7 +558,7 @@ device_arg<T, N, Layout> from_array(py::handle object, const char* function, con
   py::array array = py::reinterpret_borrow<py::array>(object);
   std::vector<py::ssize_t> extents(array.shape(), array.shape() + N);
   const bool fortran = std::is_same<Layout, Kokkos::LayoutLeft>::value;
-  py::array staged = managed_array(array.dtype(), extents, fortran);
+  py::array staged = managed_array(array.dtype(), extents, fortran, true);
   // Same layout: one DMA copy (fast; a host loop over fresh managed pages faults on every page).
   const bool direct = (array.flags() & (fortran ? py::array::f_style : py::array::c_style)) != 0;
   if (direct) {

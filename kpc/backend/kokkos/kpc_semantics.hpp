@@ -77,6 +77,20 @@ KOKKOS_INLINE_FUNCTION int64_t trip_count(int64_t start, int64_t stop, int64_t s
   return start > stop ? (start - stop - step - 1) / (-step) : 0;
 }
 
+// t = q * n + r with 0 <= r < n, for t >= 0 and n > 0: returns q and sets r. The indices of a
+// region launched flat on a device (ParallelInfo.device_form) come from it; GPUs divide 64-bit
+// integers in software, so the division is 32-bit while both operands fit.
+KOKKOS_FORCEINLINE_FUNCTION int64_t flat_split(int64_t t, int64_t n, int64_t& r) {
+  if ((static_cast<uint64_t>(t) | static_cast<uint64_t>(n)) <= 0xffffffffull) {
+    const uint32_t q = static_cast<uint32_t>(t) / static_cast<uint32_t>(n);
+    r = t - static_cast<int64_t>(q) * n;
+    return q;
+  }
+  const int64_t q = t / n;
+  r = t - q * n;
+  return q;
+}
+
 // ------------------------------------------------------------------- errors
 
 // Set by kernels that hit an error Python raises on, such as an integer division by zero:

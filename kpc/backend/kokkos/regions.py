@@ -104,6 +104,8 @@ class RegionEmitter:
         k = self.regions
         label = f"{self.function.name}:{loop.loc.line}" if loop.loc.line else f"{self.function.name}#{k}"
         indices = self.index_space(loops, k)
+        if self.unit.space == "cuda" and info.device_form == "flat" and len(loops) > 1:
+            indices = _flat(indices, k)
         setup, prologue, begins, ends = indices.setup, indices.prologue, indices.begins, indices.ends
         lambda_params = [f"const int64_t {index}" for index in indices.indices]
 
@@ -247,6 +249,28 @@ class RegionEmitter:
         finally:
             self.lines, self.depth, self.last_line, self.in_region, self.region_loop_depth = saved
 
+
+
+def _flat(space: IndexSpace, k: int) -> IndexSpace:
+    """``space`` launched as one 1-D range ``kpc_t<k>`` over the product of its trip counts
+    (``device_form`` ``flat``): the prologue recomputes each loop's index, the last fastest."""
+    flat = IndexSpace(setup=list(space.setup), indices=[f"kpc_t{k}"], suffixes=[f"{k}"])
+    counts = []
+    for suffix in space.suffixes:
+        flat.setup.append(f"const int64_t kpc_n{suffix} = kpc_end{suffix} - kpc_begin{suffix};")
+        counts.append(f"kpc_n{suffix}")
+    flat.setup.append(f"const int64_t kpc_begin{k} = 0;")
+    flat.setup.append(f"const int64_t kpc_end{k} = {' * '.join(counts)};")
+    flat.prologue.append(f"int64_t kpc_rest{k} = kpc_t{k};")
+    last = len(space.suffixes) - 1
+    for d in range(last, 0, -1):
+        suffix, index = space.suffixes[d], space.indices[d]
+        flat.prologue.append(f"int64_t kpc_r{suffix};")
+        flat.prologue.append(f"kpc_rest{k} = kpc::flat_split(kpc_rest{k}, kpc_n{suffix}, kpc_r{suffix});")
+        flat.prologue.append(f"const int64_t {index} = kpc_begin{suffix} + kpc_r{suffix};")
+    flat.prologue.append(f"const int64_t {space.indices[0]} = kpc_begin{space.suffixes[0]} + kpc_rest{k};")
+    flat.prologue.extend(space.prologue)
+    return flat
 
 
 def _policy(info, begins: list, ends: list) -> str:
