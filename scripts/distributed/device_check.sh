@@ -66,7 +66,7 @@ quick=${KPC_DIST_QUICK:-0}
 if [ "$quick" = 1 ]; then
   cpu_sizes=("64 256" "128 512"); cpu_steps=20; dask_size=1024; dask_chunk=256; gpu_rows=256; gpu_steps=20
 else
-  cpu_sizes=("512 2048" "4096 4096"); cpu_steps=200; dask_size=8192; dask_chunk=1024; gpu_rows=8192; gpu_steps=500
+  cpu_sizes=("512 2048" "4096 4096"); cpu_steps=1000; dask_size=8192; dask_chunk=1024; gpu_rows=8192; gpu_steps=500
 fi
 if [ -z "${KPC_DIST_PYTHON:-}" ] && ls .kpc-carry/wheels/*.whl > /dev/null 2>&1; then
   if [ ! -x "$work/venv/bin/python" ]; then
@@ -163,6 +163,9 @@ stage_cpu() {
     local one four
     one=$(throughput "$logs/heat_weak_${tag}_1x4.log"); four=$(throughput "$logs/heat_weak_${tag}_4x4.log")
     note "heat weak scaling, $1 rows x $2 columns per rank: 1 rank x 4 threads $one Gcell/s, 4 ranks x 4 threads $four Gcell/s (ghost-row exchange $(exchange_ms "$logs/heat_weak_${1}x${2}_4x4.log")/step): $(ratio "$four" "$one")x (bar 3.5x)$([ $has_mpi = 1 ] || echo '; no MPI: no halo exchange')"
+    # the same without overlapping the exchange with the interior's update (the example's --no-overlap)
+    run_logged "heat_weak_${tag}_4x4_no_overlap" ranks 4 OMP_NUM_THREADS=4 -- --weak "$1" --cols "$2" --steps "$cpu_steps" --no-gather --no-overlap
+    note "  without overlap: 4 ranks x 4 threads $(throughput "$logs/heat_weak_${tag}_4x4_no_overlap.log") Gcell/s (exchange $(exchange_ms "$logs/heat_weak_${tag}_4x4_no_overlap.log")/step): $(ratio "$(throughput "$logs/heat_weak_${tag}_4x4_no_overlap.log")" "$one")x"
   done
   run_logged heat_default_threads ranks 4 -- --weak 512 --cols 2048 --steps 50 --no-gather
   note "4 ranks, no thread setting ($cores cores): $(grep -o 'node-local rank [0-9]*, [0-9]* threads, host; .*' "$logs/heat_default_threads.log" | sort -u | tr '\n' ';')"
@@ -194,10 +197,12 @@ stage_gpu() {
   run_logged heat_cuda_check ranks 2 -- --space cuda --rows 1026 --cols 1026 --steps 40 --check
   run_logged heat_cuda_weak_1 ranks 1 -- --space cuda --weak "$gpu_rows" --cols "$gpu_rows" --steps "$gpu_steps" --no-gather
   run_logged heat_cuda_weak_2 ranks 2 -- --space cuda --weak "$gpu_rows" --cols "$gpu_rows" --steps "$gpu_steps" --no-gather
+  run_logged heat_cuda_weak_2_no_overlap ranks 2 -- --space cuda --weak "$gpu_rows" --cols "$gpu_rows" --steps "$gpu_steps" --no-gather --no-overlap
   local one two
   one=$(throughput "$logs/heat_cuda_weak_1.log"); two=$(throughput "$logs/heat_cuda_weak_2.log")
   note "GPU ranks: $(grep -o 'rank [0-9]*: node-local rank [0-9]*, [0-9]* threads, [A-Za-z]* *[0-9]*' "$logs/heat_cuda_weak_2.log" | sort -u | tr '\n' ';')"
   note "heat weak scaling on GPUs, 8192 x 8192 per rank: 1 rank $one Gcell/s, 2 ranks $two Gcell/s (ghost-row exchange $(exchange_ms "$logs/heat_cuda_weak_2.log")/step): $(ratio "$two" "$one")x (bar 1.8x)$([ $has_mpi = 1 ] || echo '; no MPI: no halo exchange')"
+  note "  without overlap: 2 ranks $(throughput "$logs/heat_cuda_weak_2_no_overlap.log") Gcell/s (exchange $(exchange_ms "$logs/heat_cuda_weak_2_no_overlap.log")/step): $(ratio "$(throughput "$logs/heat_cuda_weak_2_no_overlap.log")" "$one")x"
 }
 
 for stage in "${stages[@]}"; do
