@@ -494,7 +494,8 @@ device_arg<T, N, Layout> from_cuda_array(py::handle object, const char* function
   const std::vector<py::ssize_t>& extents = described.extents;
   const std::vector<py::ssize_t>& strides = described.strides;
   bool c_contiguous = true, f_contiguous = true;
-  {
+  // An array with no elements is both, as NumPy says (CuPy gives (0, 0) strides (8, 8)).
+  if (std::find(extents.begin(), extents.end(), 0) == extents.end()) {
     py::ssize_t expected = sizeof(T);
     for (int k = N; k-- > 0;) {
       if (extents[k] != 1 && strides[k] != expected) c_contiguous = false;
