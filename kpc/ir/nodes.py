@@ -387,6 +387,9 @@ class ParallelInfo:
       largest product of a path's trip counts before comparing; ``paired``: a dynamic region whose iterations' work
       rises or falls linearly with its index (a triangular inner loop): host spaces run
       iterations ``t`` and ``n - 1 - t`` in one work item under a static schedule instead;
+    - ``learn_below``: for a region whose work per iteration the cost guard cannot estimate
+      (``serial_below`` None): below this many iterations it learns serial against parallel at
+      run time, per size class of its trip count (None: always parallel);
     - ``host_form``: the form host spaces run the region in instead of a plain launch
       (``choose-host-forms``; CUDA ignores it): ``element-copy`` (a ``memmove`` per thread
       block), ``chunked-reduce`` (chunks of iterations, four local accumulators each), or "";
@@ -405,6 +408,7 @@ class ParallelInfo:
     captures: list = field(default_factory=list)
     privates: list = field(default_factory=list)
     serial_below: int | None = None
+    learn_below: int | None = None
     serial_work: list = field(default_factory=list)
     paired: bool = False
     host_form: str = ""

@@ -28,6 +28,10 @@ SERIAL_THRESHOLD = 512
 # timed calls of each path per size class, then the faster).
 SERIAL_WORK = 32768
 
+# Regions whose iteration cost cannot be estimated learn serial against parallel at run time below
+# this many iterations (kpc::learn_serially); from there on the iterations fill the threads.
+LEARN_BELOW = 4096
+
 # Estimated operations: loads, stores, +-*, comparisons count 1; divisions 4 (latency);
 # a transcendental call 20; a reduction update adds 4 (a chain the CPU cannot overlap);
 # an atomic update adds 20.
@@ -283,8 +287,9 @@ class CostGuard(Pass):
     in; a loop whose bounds move affinely with the region's variable (the
     Lennard-Jones ``range(i + 1, n)``) is listed at its widest bounds, and the
     threshold doubles (a triangle averages half its widest row). Regions whose work cannot
-    be estimated that way (``while`` loops, trip counts read from arrays) keep
-    ``serial_below=None`` (only a single iteration runs serially).
+    be estimated that way (``while`` loops, trip counts read from arrays, calls of functions
+    with such loops) keep ``serial_below=None`` and get ``learn_below``: below ``LEARN_BELOW``
+    iterations the region times both paths per size class of its trip count and keeps the faster.
 
     Before::
 
@@ -308,8 +313,13 @@ class CostGuard(Pass):
                     info = node.parallel
                     estimate = iteration_cost(node, module)
                     info.serial_work = []
+                    info.learn_below = None
                     if estimate is None:
                         info.serial_below = None
+                        info.learn_below = LEARN_BELOW
+                        note = f"work per iteration unknown: serial or parallel learned below {LEARN_BELOW} iterations"
+                        if note not in info.reason:
+                            info.reason = f"{info.reason}; {note}" if info.reason else note
                         continue
                     cost, loops, triangle = estimate
                     info.serial_below = -(-SERIAL_WORK * (2 if triangle else 1) // cost)

@@ -246,3 +246,65 @@ def test_the_guard_measures_the_launch_cost_once_and_reports_it(tmp_path):
             assert 0.25 <= float(first) <= 64.0 and again == first  # measured once, within the clamp
         else:
             assert float(first) == 0.0 == float(again)  # one thread: nothing to measure
+
+
+UNKNOWN_WORK = '''
+from numba import njit, prange
+
+
+@njit
+def collatz(x):
+    steps = 0
+    while x != 1:
+        x = x // 2 if x % 2 == 0 else 3 * x + 1
+        steps += 1
+    return steps
+
+
+@njit(parallel=True)
+def lengths(starts, out):
+    for i in prange(starts.shape[0]):
+        out[i] = collatz(starts[i])
+'''
+
+
+@pytest.mark.compile
+def test_a_region_of_unknown_work_learns_serial_or_parallel_below_learn_below(tmp_path):
+    """A region whose iteration cost the cost guard cannot estimate (a call of a function with a
+    while loop) gets ``learn_below``: calls of fewer iterations time both paths three times per
+    size class of the trip count, then keep the faster (kpc::learn_serially); from 4096
+    iterations on it runs parallel untimed. Results are the same whichever path runs."""
+    import os
+    import subprocess
+    import sys
+
+    from kpc.api import build
+
+    source = tmp_path / "unknown_work.py"
+    source.write_text(UNKNOWN_WORK)
+    build(source, tmp_path / "out", signatures=["lengths(int64[::1], int64[::1])"])
+    script = ("import sys, numpy as np\n"
+              f"sys.path.insert(0, {str(tmp_path / 'out')!r})\nimport unknown_work as k\n"
+              "from kpc.runtime import kokkos_session as s\n"
+              "def steps(x):\n"
+              "    count = 0\n"
+              "    while x != 1:\n"
+              "        x, count = (x // 2 if x % 2 == 0 else 3 * x + 1), count + 1\n"
+              "    return count\n"
+              "expected = lambda v: [steps(int(a)) for a in v]\n"
+              "for n in (3, 3, 3, 3, 3, 3, 3, 3, 100, 100, 100, 100, 100, 100, 100, 5000, 5000):\n"
+              "    v = np.arange(1, n + 1, dtype=np.int64); out = np.zeros(n, np.int64)\n"
+              "    k.lengths(v, out)\n"
+              "    assert out.tolist() == expected(v), n\n"
+              "print(repr((s.concurrency(), s.guard_sites())))\n")
+    env = {key: value for key, value in os.environ.items() if key != "KPC_SERIAL_THRESHOLD"}
+    env["OMP_NUM_THREADS"] = "2"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0, done.stderr
+    concurrency, sites = eval(done.stdout.strip().splitlines()[-1])
+    assert concurrency == 2
+    sites = [site for site in sites if site[0].startswith("lengths:")]
+    # two size classes learned (3 and 100 iterations), three timed calls of each path in each;
+    # the 5000-iteration calls are not timed
+    assert sorted(site[1] for site in sites) == [3, 13]
+    assert all(serial == 3 and parallel == 3 for _, _, serial, parallel, _, _ in sites)

@@ -619,6 +619,19 @@ class guard_call {
 };
 
 // run_serially, learning at the call site where the model is unsure.
+// The learned choice of size class c (serial: true): the model's while the class learns (each
+// path timed kGuardSamples times, alternating), then the faster, with its rechecks.
+inline bool learned_serially(int c, bool model, guard_call& call) {
+  guard_site& site = call.site();
+  if (!site.learned(c)) return call.timed(c, site.learning_serially(c, model));
+  const bool faster = site.faster_serially(c);
+  switch (site.recheck(c)) {
+    case 1: return call.timed(c, !faster);
+    case 2: return call.timed(c, faster);
+    default: return faster;
+  }
+}
+
 template <class ExecSpace>
 inline bool run_serially(int64_t trip_count, int64_t work, int64_t serial_below, guard_call& call) {
 #if defined(KPC_CUDA)
@@ -633,15 +646,29 @@ inline bool run_serially(int64_t trip_count, int64_t work, int64_t serial_below,
   const double amount = static_cast<double>(work);
   const bool model = run_serially<ExecSpace>(trip_count, work, serial_below);
   if (!threads || amount < threshold / kGuardBand || amount > threshold * kGuardBand) return model;
-  const int c = guard_site::class_of(work);
-  guard_site& site = call.site();
-  if (!site.learned(c)) return call.timed(c, site.learning_serially(c, model));
-  const bool faster = site.faster_serially(c);
-  switch (site.recheck(c)) {
-    case 1: return call.timed(c, !faster);
-    case 2: return call.timed(c, faster);
-    default: return faster;
-  }
+  return learned_serially(guard_site::class_of(work), model, call);
+#endif
+}
+
+// A region whose work per iteration the cost guard cannot estimate (ParallelInfo.learn_below:
+// it calls a function whose loops have run-time trip counts, as a gufunc's loop kernel does, or
+// runs a while loop) learns serial against parallel per size class of its trip count below
+// `learn_below` iterations, starting parallel; from there on it runs parallel. A gufunc over 3
+// to 10 rows launched its threads for a few microseconds of work (0.68x Numba's own gufunc).
+template <class ExecSpace>
+inline bool learn_serially(int64_t trip_count, int64_t learn_below, guard_call& call) {
+#if defined(KPC_CUDA)
+  (void)trip_count;
+  (void)learn_below;
+  (void)call;
+  return false;
+#else
+  if (trip_count <= 1) return true;
+  if (serial_threshold_override() >= 0) return trip_count < serial_threshold_override();
+  static const bool threads = ExecSpace().concurrency() > 1;
+  if (!threads) return true;
+  if (trip_count >= learn_below) return false;
+  return learned_serially(guard_site::class_of(trip_count), false, call);
 #endif
 }
 

@@ -34,6 +34,7 @@ class RegionModel:
     policy: str
     trip_count: str
     serial_below: int
+    learn_below: int = 0  # unknown work: below this trip count the region learns serial vs parallel
     acc_type: str = ""
     scan_type: str = ""
     combine: list = field(default_factory=list)
@@ -136,7 +137,8 @@ class RegionEmitter:
             index=k, label=c_string(label), pattern=pattern, comment=_comment(info, loops, pattern, paired),
             setup=setup, lambda_params=", ".join(lambda_params), prologue=prologue, body=body_lines,
             serial_loops=indices.serial_loops, call_args=call_args, policy=_policy(info, begins, ends),
-            trip_count=" * ".join(indices.counts), serial_below=info.serial_below or 0, work=work, inner=inner,
+            trip_count=" * ".join(indices.counts), serial_below=info.serial_below or 0,
+            learn_below=info.learn_below or 0, work=work, inner=inner,
             acc_type=acc_type, scan_type=scan_type, combine=combine, scatter=scatter, chunked=chunked, team=team,
             paired=paired, copy=copy,
         )
