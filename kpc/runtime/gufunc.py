@@ -14,6 +14,10 @@ A call whose arguments need no copy (C-contiguous arrays of the loop's dtypes wi
 loop shape, numbers for scalar inputs, outputs of the loop's dtypes or none) leaves a ``_Plan``
 keyed by the arguments' dtypes, shapes and strides (a number's class): the next call with that
 key reshapes, allocates and calls the compiled loop with no loop selection nor broadcasting.
+
+A call with a CUDA array (CuPy, or anything with ``__cuda_array_interface__``) does the same on
+CuPy arrays (NumPy arrays beside them copied to the device, NumPy outputs copied back) and
+returns CuPy arrays; a module built ``--space cuda`` runs the loop on them in place.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from .source_object import NumbaBacked
-from .ufunc import LoopTable, _kind
+from .ufunc import LoopTable, _kind, device_namespace, on_device
 
 
 class GUFunc(NumbaBacked):
@@ -55,33 +59,48 @@ class GUFunc(NumbaBacked):
         outs = list(args[self.nin:])
         if out is not None:
             outs += list(out) if isinstance(out, tuple) else [out]
+        xp = device_namespace(args + tuple(outs))
         if kwargs or len(args) < self.nin or len(outs) not in (0, self.nout) \
-                or any(type(o) is not np.ndarray for o in outs):
+                or (xp is None and any(type(o) is not np.ndarray for o in outs)):
             return self.numba(*args, out=out, **kwargs) if out is not None else self.numba(*args, **kwargs)
+        if xp is not None:
+            return self._run(list(args[:self.nin]), outs, None, out is not None, xp)
         try:
             return self._run(list(args[:self.nin]), outs, key, out is not None)
         except _Fallback:
             return self.numba(*args, out=out) if out is not None else self.numba(*args)
 
-    def _run(self, inputs: list, outs: list, key=None, out_keyword: bool = False):
+    def _run(self, inputs: list, outs: list, key=None, out_keyword: bool = False, xp=np):
+        """The call, on NumPy arrays (``xp`` NumPy) or on CuPy arrays (``xp`` CuPy: every array
+        moved to the device, NumPy's errors raised here rather than by Numba's gufunc)."""
         given_inputs = inputs
-        values = [v if isinstance(v, np.ndarray | np.generic) or _kind(v) is not None else np.asarray(v)
+        host_outs = []
+        if xp is not np:
+            inputs = [on_device(xp, v) for v in inputs]
+            host_outs = [o if isinstance(o, np.ndarray) else None for o in outs]
+            outs = [on_device(xp, o) for o in outs]
+        values = [v if isinstance(v, xp.ndarray | np.generic) or _kind(v) is not None else xp.asarray(v)
                   for v in inputs]
-        loop = self._table.resolve(tuple(_kind(v) for v in values))
+        loop = self._table.resolve(tuple(v.dtype if isinstance(v, xp.ndarray) else _kind(v) for v in values))
         if loop is None:
+            if xp is not np:
+                raise TypeError(f"gufunc '{self.__name__}' has no loop for the input types "
+                                f"({', '.join(str(getattr(v, 'dtype', type(v).__name__)) for v in values)})")
             raise _Fallback
         ins = loop[0]
-        values = [v if type(v) is np.ndarray and v.dtype == d else np.asarray(v, dtype=d)
+        values = [v if type(v) is xp.ndarray and v.dtype == d else xp.asarray(v, dtype=d)
                   for v, d in zip(values, ins)]
         sizes: dict = {}
         loop_shapes = []
         for value, core in zip(values, self._inputs):
             if value.ndim < len(core):
-                raise _Fallback  # NumPy's error, from Numba's gufunc
+                raise _mismatch(xp, f"{self.__name__}: an input has {value.ndim} dimensions, its core "
+                                f"dimensions ({', '.join(core)}) need {len(core)}")  # NumPy's error
             split = value.ndim - len(core)
             for name, extent in zip(core, value.shape[split:]):
                 if sizes.setdefault(name, extent) != extent:
-                    raise _Fallback
+                    raise _mismatch(xp, f"{self.__name__}: core dimension {name} has sizes "
+                                    f"{sizes[name]} and {extent}")
             loop_shapes.append(value.shape[:split])
         loop_shapes += [o.shape[:o.ndim - len(c)] for o, c in zip(outs, self._outputs)]
         shapes = {shape for shape in loop_shapes if shape}
@@ -91,20 +110,22 @@ class GUFunc(NumbaBacked):
             try:
                 loop_shape = np.broadcast_shapes(*loop_shapes)
             except ValueError:
+                if xp is not np:
+                    raise
                 raise _Fallback from None
         count = 1
         for extent in loop_shape:
             count *= extent
-        flat = [_flattened(v, loop_shape, len(c), count) for v, c in zip(values, self._inputs)]
+        flat = [_flattened(v, loop_shape, len(c), count, xp) for v, c in zip(values, self._inputs)]
         out_dtypes = self._outs[ins]
         results, flat_outs, copies = [], [], []
         for k, core in enumerate(self._outputs):
             shape = loop_shape + tuple(sizes[name] for name in core)
             given = outs[k] if outs else None
             if given is not None and given.shape != shape:
-                raise _Fallback
+                raise _mismatch(xp, f"{self.__name__}: output {k} has shape {given.shape}, the call gives {shape}")
             target = given if given is not None and given.dtype == out_dtypes[k] and given.flags.c_contiguous \
-                else np.empty(shape, out_dtypes[k])
+                else xp.empty(shape, out_dtypes[k])
             if given is not None and target is not given:
                 copies.append((given, target))
             results.append(given if given is not None else target)
@@ -112,7 +133,11 @@ class GUFunc(NumbaBacked):
         if count:
             self._loop(*flat, *flat_outs)
         for given, target in copies:
-            np.copyto(given, target, casting="same_kind")
+            xp.copyto(given, target, casting="same_kind")
+        for k, host in enumerate(host_outs):  # NumPy outputs beside device inputs get the device's values
+            if host is not None:
+                np.copyto(host, xp.asnumpy(results[k]), casting="same_kind")
+                results[k] = host
         if key is not None and not copies:
             plan = _Plan.of(given_inputs, values, flat, self._inputs, loop_shape, count, outs, out_dtypes,
                             [r.shape for r in results], [f.shape for f in flat_outs], self.nout, out_keyword)
@@ -199,15 +224,21 @@ class _Plan:
         return results[0] if self.nout == 1 else tuple(results)
 
 
-def _flattened(value: np.ndarray, loop_shape: tuple, core: int, count: int) -> np.ndarray:
+def _flattened(value, loop_shape: tuple, core: int, count: int, xp=np):
     """``value`` with its loop dimensions broadcast to ``loop_shape`` and flattened into one leading
-    axis of ``count``, C-contiguous (a view where it already is)."""
+    axis of ``count``, C-contiguous (a view where it already is); ``xp``: NumPy or CuPy."""
     tail = value.shape[value.ndim - core:]
     if value.shape[:value.ndim - core] == loop_shape and value.flags.c_contiguous:
         return value.reshape((count,) + tail)
     if value.ndim == 0:
-        return np.full(count, value, value.dtype)
-    return np.ascontiguousarray(np.broadcast_to(value, loop_shape + tail)).reshape((count,) + tail)
+        return xp.full(count, value, value.dtype)
+    return xp.ascontiguousarray(xp.broadcast_to(value, loop_shape + tail)).reshape((count,) + tail)
+
+
+def _mismatch(xp, message: str) -> Exception:
+    """Sizes that do not fit the layout: on NumPy arrays Numba's gufunc raises NumPy's error
+    (``_Fallback``); on device arrays, which Numba's gufunc cannot take, a ``ValueError`` here."""
+    return _Fallback() if xp is np else ValueError(message)
 
 
 class _Fallback(Exception):

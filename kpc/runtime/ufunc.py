@@ -10,6 +10,10 @@ its output type typed by kpc. Arrays broadcast; ``out=`` (an array or a 1-tuple)
 and returned, cast as NumPy casts (``same_kind``); scalars give a NumPy scalar. What kpc does
 not run itself (other keywords such as ``where=`` or ``dtype=``, ``reduce``, ``accumulate``,
 ``outer``, ``at``, inputs NumPy cannot make arrays of) is the source module's Numba ufunc's.
+A call with a CUDA array (CuPy, or anything with ``__cuda_array_interface__``, seen through
+CuPy) runs the same loops on the device arrays (a module built ``--space cuda`` runs them in
+place) and returns CuPy arrays; NumPy arrays beside them are copied to the device first
+(NumPy's ufunc machinery would hand such a call to CuPy, which refuses a foreign ufunc).
 
 >>> loops = [(("float32", "float32"), "float32"), (("float64", "float64"), "float64")]
 >>> pick = LoopTable(loops)
@@ -95,6 +99,26 @@ def _kind(value):
     return kind if kind in _PYTHON_DEFAULT else None
 
 
+def device_namespace(values):
+    """CuPy when one of ``values`` is a CUDA array (``__cuda_array_interface__``), else None."""
+    for value in values:
+        if value is not None and not isinstance(value, np.ndarray) and hasattr(value, "__cuda_array_interface__"):
+            import cupy
+
+            return cupy
+    return None
+
+
+def on_device(xp, value):
+    """``value`` as the device namespace's array (a CuPy view of any CUDA array, a NumPy array
+    copied to the device), or the value itself (numbers)."""
+    if isinstance(value, xp.ndarray):
+        return value
+    if isinstance(value, np.ndarray) or hasattr(value, "__cuda_array_interface__"):
+        return xp.asarray(value)
+    return value
+
+
 class UFunc(NumbaBacked):
     """The drop-in module's ``f`` for ``@vectorize def f``: ``scalar`` (the kernel ``f`` on
     scalars), ``into`` (writes into an output array) and ``new`` (returns a new array) are the
@@ -134,6 +158,9 @@ class UFunc(NumbaBacked):
                 return result
         if kwargs or len(args) != self.nin:
             return self.numba(*args, out=out, **kwargs)
+        xp = device_namespace(args + (out if isinstance(out, tuple) else (out,)))
+        if xp is not None:
+            return self._device_call(xp, args, out)
         if isinstance(out, tuple):
             if len(out) != 1:
                 return self.numba(*args, out=out)
@@ -187,6 +214,62 @@ class UFunc(NumbaBacked):
         computed = np.empty(out.shape, result)
         self._into(*values, computed)
         np.copyto(out, computed, casting="same_kind")
+        return out
+
+    def _device_call(self, xp, args: tuple, out):
+        """A call with CUDA arrays: the loop picked as for NumPy arrays, run on CuPy arrays."""
+        if isinstance(out, tuple):
+            if len(out) != 1:
+                raise ValueError(f"{self.__name__}: 'out' must be a tuple of one array")
+            out = out[0]
+        values = [on_device(xp, a) for a in args]
+        kinds = tuple(v.dtype if isinstance(v, xp.ndarray) else _kind(v) for v in values)
+        if any(kind is None for kind in kinds):
+            raise TypeError(f"ufunc '{self.__name__}' does not take arguments of types "
+                            f"{', '.join(type(a).__name__ for a in args)}")
+        loop = self._loops.resolve(kinds)
+        if loop is None:
+            if not self._dynamic:
+                raise TypeError(f"ufunc '{self.__name__}' not supported for the input types "
+                                f"({', '.join(str(k) for k in kinds)})")
+            computed = self._new(*values)
+            self._loops.add([k if isinstance(k, np.dtype) else _PYTHON_DEFAULT[k] for k in kinds], computed.dtype)
+            ins, result = None, computed.dtype
+        else:
+            ins, result = loop
+            values = [(v.astype(d) if v.dtype != d else v) if isinstance(v, xp.ndarray)
+                      else (d.type(v) if _needs_cast(v, d) else v) for v, d in zip(values, ins)]
+            computed = None
+        shape = np.broadcast_shapes(*(v.shape for v in values if isinstance(v, xp.ndarray)))
+        if out is None:
+            if computed is not None:
+                return computed
+            out = xp.empty(shape, result)
+            self._into(*values, out)
+            return out
+        if isinstance(out, np.ndarray):  # a NumPy out= beside device inputs: computed there, copied back
+            if np.broadcast_shapes(shape, out.shape) != out.shape:
+                raise ValueError(f"non-broadcastable output operand with shape {out.shape} doesn't match the "
+                                 f"broadcast shape {shape}")
+            if computed is None:
+                computed = xp.empty(shape, result)
+                self._into(*values, computed)
+            np.copyto(out, xp.asnumpy(computed), casting="same_kind")
+            return out
+        out = on_device(xp, out)  # CuPy's own, or a view of another CUDA array
+        if np.broadcast_shapes(shape, out.shape) != out.shape:
+            raise ValueError(f"non-broadcastable output operand with shape {out.shape} doesn't match the "
+                             f"broadcast shape {shape}")
+        if not np.can_cast(result, out.dtype, "same_kind"):
+            raise TypeError(f"Cannot cast ufunc '{self.__name__}' output from {result} to {out.dtype} "
+                            "with casting rule 'same_kind'")
+        if computed is None and out.dtype == result and out.shape == shape:
+            self._into(*values, out)
+            return out
+        if computed is None:
+            computed = xp.empty(shape, result)
+            self._into(*values, computed)
+        xp.copyto(out, computed, casting="same_kind")
         return out
 
     def _new_loop(self, values: list, kinds: tuple, out):
