@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from kpc.ir import nodes as n
 from kpc.ir.queries import assigned_names, expr_names, nested_bodies, stmt_defs, stmt_uses, target_names, used_names
-from kpc.ir.types import ArrayType
+from kpc.ir.types import ArrayType, ScalarType
 from kpc.passes.aliasing import view_roots
 
 
@@ -187,7 +187,7 @@ class Intervals:
     (Interval(lo=0, hi=7), False)
     """
 
-    def __init__(self, function):
+    def __init__(self, function, params: dict | None = None):
         self.definitions: dict = {}
         counts: dict = {}
         for node in n.walk(function):
@@ -201,10 +201,14 @@ class Intervals:
         for p in function.params:
             counts[p.name] = counts.get(p.name, 0) + 2
         self.single = {name for name, count in counts.items() if count == 1}
+        # parameters the body never assigns, with the ranges every call site gives them
+        self.params = {name: interval for name, interval in (params or {}).items() if counts.get(name) == 2}
         self._cache: dict = {}
         self._active: set = set()
 
     def name(self, name: str) -> Interval:
+        if name in self.params:
+            return self.params[name]
         if name not in self.single or name in self._active:
             return UNBOUNDED
         if name in self._cache:
@@ -280,6 +284,59 @@ class Intervals:
             if expr.op == "%" and b.positive:
                 return Interval(0, None if b.hi is None else b.hi - 1)
         return UNBOUNDED
+
+
+def _hull(a: Interval, b: Interval) -> Interval:
+    return Interval(None if a.lo is None or b.lo is None else min(a.lo, b.lo),
+                    None if a.hi is None or b.hi is None else max(a.hi, b.hi))
+
+
+def parameter_intervals(module) -> dict:
+    """``{function: {parameter: Interval}}``: for a function only kernels call (role ``device``),
+    the hull of what its call sites pass each integer parameter (their own ``Intervals``, seeded the
+    same way). A stencil's kernel is called with the interior's indices only, so its relative
+    reads ``a[i - 1, j]`` need no negative-index wrap. Entry functions, which Python calls with
+    anything, get nothing.
+
+    >>> from kpc.ir.nodes import *
+    >>> from kpc.ir.types import INT64
+    >>> at = Function("at", [Param("i", INT64)], [Return(BinOp("-", Name("i"), Const(1)))], role="device")
+    >>> i = Name("i")
+    >>> loop = For(i, Const(1), Name("n"), Const(1), [ExprStmt(Call("at", [i]))])
+    >>> class M: functions = {"at": at, "f": Function("f", [Param("n", INT64)], [loop])}
+    >>> parameter_intervals(M)["at"]
+    {'i': Interval(lo=1, hi=None)}
+    """
+    functions = module.functions
+    sites: dict = {name: [] for name in functions}
+    for caller in functions.values():
+        for node in n.walk(caller):
+            if isinstance(node, n.Call) and node.kind == "kernel" and node.func in functions:
+                sites[node.func].append((caller, node))
+    known: dict = {}
+
+    def of(name: str, active: frozenset) -> dict:
+        if name in known:
+            return known[name]
+        function = functions[name]
+        if function.role != "device" or not sites[name] or name in active:
+            return {}
+        result = None
+        seen: dict = {}
+        for caller, call in sites[name]:
+            if call.kwargs or len(call.args) != len(function.params):
+                result = {}
+                break
+            if caller.name not in seen:
+                seen[caller.name] = Intervals(caller, of(caller.name, active | {name}))
+            intervals = seen[caller.name]
+            here = {p.name: intervals.of(arg) for p, arg in zip(function.params, call.args)
+                    if isinstance(p.type, ScalarType) and p.type.is_int}
+            result = here if result is None else {p: _hull(result[p], here[p]) for p in result if p in here}
+        known[name] = {p: interval for p, interval in (result or {}).items() if interval != UNBOUNDED}
+        return known[name]
+
+    return {name: of(name, frozenset()) for name in functions}
 
 
 # --------------------------------------------------------------------------- declarations

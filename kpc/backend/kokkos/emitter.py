@@ -134,6 +134,8 @@ class _UnitContext:
         self.space = space
         # functions that run inside parallel regions (on CUDA: on the device)
         self.device_functions = called_inside(module, lambda loop: loop.parallel is not None)
+        # integer parameters of helpers with the ranges their call sites give (no index wraps)
+        self.parameter_intervals = analysis.parameter_intervals(module)
 
     def variant_name(self, name: str, device: bool) -> str:
         if device and self.host_variant.get(name):

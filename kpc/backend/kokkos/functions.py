@@ -60,7 +60,7 @@ class FunctionEmitter(StatementEmitter, AllocationEmitter, RegionEmitter, Combin
         self.render_region = render_region
         self.types = {p.name: p.type for p in function.params}
         self.types.update(function.locals)
-        self.intervals = analysis.Intervals(function)
+        self.intervals = analysis.Intervals(function, unit.parameter_intervals.get(function.name))
         self.expr = ExprEmitter(self)
         self.lines: list = []
         self.depth = 1

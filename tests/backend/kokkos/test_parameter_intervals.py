@@ -1,0 +1,52 @@
+"""Helpers called only from kernels take the index ranges their call sites give them
+(``analysis.parameter_intervals``): a stencil-style helper read at ``i - 1`` from a loop that starts
+at 1 indexes without Python's negative-index wrap; a helper some call passes a negative index keeps it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kpc.runtime.argument_types import typeof
+
+KERNELS = '''
+from numba import njit, prange
+
+
+@njit
+def left(a, i):
+    return a[i - 1]
+
+
+@njit
+def right(a, i):
+    return a[i + 1]
+
+
+@njit(parallel=True)
+def interior(a, out):
+    for i in prange(1, a.shape[0] - 1):
+        out[i] = left(a, i) + right(a, i)
+
+
+@njit
+def last_two(a, out):
+    out[0] = right(a, -3)
+'''
+
+
+def test_helpers_called_with_interior_indices_do_not_wrap(tmp_path):
+    from kpc import pipeline
+    from kpc.backend.kokkos.emitter import Specialization, emit_translation_unit
+
+    source = tmp_path / "helpers.py"
+    source.write_text(KERNELS)
+    f64 = typeof(np.zeros(3))
+    entries = {"interior": (f64, f64), "last_two": (f64, f64)}
+    module = pipeline.typed_specialization(str(source), KERNELS, entries, True)
+    text = emit_translation_unit([Specialization(module, list(entries))], space="openmp", source=str(source)).source
+    lines = text.splitlines()
+    body = {line.split("double ")[1].split("(")[0]: next(l.strip() for l in lines[k + 1:] if not l.startswith("#"))
+            for k, line in enumerate(lines)
+            if line.startswith("KOKKOS_INLINE_FUNCTION double ")}
+    assert body["left"] == "return a(i - 1);"  # i >= 1 at its only call
+    assert body["right"].startswith("return a(kpc::wrap(i + 1,")  # last_two passes -3: Python's wrap stays
