@@ -53,7 +53,7 @@ CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">"
 # Statements and expressions outside the subset, with the construct name diagnostics use.
 REJECTED_STMTS = {
     ast.ClassDef: "class", ast.FunctionDef: "nested function", ast.AsyncFunctionDef: "nested function",
-    ast.Raise: "raise", ast.Try: "try", ast.With: "with", ast.AsyncWith: "async",
+    ast.Try: "try", ast.With: "with", ast.AsyncWith: "async",
     ast.AsyncFor: "async", ast.Global: "global statement", ast.Nonlocal: "nonlocal statement",
     ast.Delete: "del", ast.Assert: "assert", ast.Import: "import in a kernel",
     ast.ImportFrom: "import in a kernel", ast.Match: "match",
@@ -248,6 +248,8 @@ class FunctionLowering:
             if isinstance(value, ast.Constant) and isinstance(value.value, str):
                 return []
             return [n.ExprStmt(self.expr(value), loc=self.loc(node))]
+        if isinstance(node, ast.Raise):
+            return [self.raise_stmt(node)]
         if isinstance(node, ast.Pass):
             return []
         if isinstance(node, ast.Break):
@@ -255,6 +257,28 @@ class FunctionLowering:
         if isinstance(node, ast.Continue):
             return [n.Continue(loc=self.loc(node))]
         raise self.reject(node, type(node).__name__.lower())
+
+    def raise_stmt(self, node: ast.Raise) -> n.Raise:
+        """``raise E``, ``raise E()`` or ``raise E("text")`` with ``E`` a builtin exception class
+        (what Numba raises with its message); other forms stay Numba with a diagnostic."""
+        exc = node.exc
+        call = exc if isinstance(exc, ast.Call) else None
+        cls = call.func if call is not None else exc
+        name = cls.id if isinstance(cls, ast.Name) else None
+        builtin = getattr(builtins, name, None) if name else None
+        if node.cause is not None or exc is None or not (
+                isinstance(builtin, type) and issubclass(builtin, Exception)
+                and name not in self.locals and not self.scope._shadowed(name)):
+            what = "re-raise" if exc is None else ast.unparse(node)
+            raise self.reject(node, "raise", f"{what} (only `raise E` or `raise E(\"text\")` of a builtin "
+                                             "exception class E is translated)")
+        args = call.args if call is not None else []
+        if call is not None and (call.keywords or len(args) > 1 or args and not (
+                isinstance(args[0], ast.Constant) and isinstance(args[0].value, str))):
+            raise self.reject(node, "raise", f"{ast.unparse(node)} (the exception's one argument must be a "
+                                             "string constant)")
+        message = args[0].value if args else ""
+        return n.Raise(name, message, bool(args), loc=self.loc(node))
 
     def assign(self, node: ast.Assign) -> list:
         """``t = v``; a chained ``a = b = v`` assigns the one value of ``v`` to ``a``, then to ``b``.

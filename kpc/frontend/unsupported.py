@@ -15,7 +15,7 @@ HINTS = {
     "string": "kernels compute on numbers; move string handling to the Python caller",
     "bytes": "kernels compute on numbers; move bytes handling to the Python caller",
     "f-string": "move formatting and printing to the Python caller",
-    "raise": "return an error code or a flag, and raise in the Python caller",
+    "raise": "raise a builtin exception class with at most one string constant: raise ValueError(\"text\")",
     "try": "kernels cannot catch exceptions; check the condition before the operation",
     "with": "remove the with block (Numba's objmode/parallel contexts are not translated)",
     "generator": "write the values into an output array instead of yielding them",
