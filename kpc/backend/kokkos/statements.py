@@ -9,7 +9,7 @@ from kpc.passes.aliasing import is_view_expr, view_base_name
 from kpc.passes.one_thread_regions import ONE_THREAD
 
 from .allocations import is_allocation
-from .cxx import BackendError, c_string, scalar_type, value_type
+from .cxx import BackendError, c_string, identifier, scalar_type, value_type
 
 ATOMICS = {"+": "Kokkos::atomic_add", "-": "Kokkos::atomic_sub"}
 
@@ -73,6 +73,10 @@ class StatementEmitter:
         if isinstance(t, ArrayType):
             if self.rebinds_scratch(s, name, value):
                 self.emit_line(f"{lhs} = {self.expr.emit(value)};")
+                return
+            if self.takes_heap_scratch(s, name, value):
+                self.emit_line(f"{lhs} = {self.expr.emit(value)};")
+                self.emit_line(f"kpc_heap_{identifier(name)}.take(kpc_heap_{identifier(value.id)});")
                 return
             if not self.declares(s, name):
                 raise BackendError(f"array variable {name!r} must be assigned once, before its uses", s.loc)
