@@ -105,6 +105,6 @@ KPC_CASES = {
     "doubled_halves": {
         "args": {"x": ("n",)},
         "dtypes": ["float64"],
-        "sizes": [{"n": 1}, {"n": 8}, {"n": 6}, {"n": 1024}],
+        "sizes": [{"n": 1}, {"n": 6}, {"n": 8}, {"n": 1024}],
     },
 }
