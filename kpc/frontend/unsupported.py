@@ -51,8 +51,8 @@ HINTS = {
     "for-else": "use a flag variable set before break, and test it after the loop",
     "while-else": "use a flag variable set before break, and test it after the loop",
     "iteration over a non-array": "loop over range(...), an array, enumerate(array) or zip(array, ...)",
-    "tuple loop target": "unpack only enumerate(a) or zip(a, b) targets; otherwise loop over an index "
-                         "and unpack inside the body",
+    "tuple loop target": "unpack only enumerate(a), zip(a, b) or the rows of a tuple of constant tuples "
+                         "(for di, dj in ((0, 1), (1, 0))); otherwise loop over an index and unpack inside the body",
     "range outside a for loop": "range/prange are only allowed as the iterable of a for loop",
     "ellipsis": "write the indices out: a[i, :, :] instead of a[i, ...]",
     "starred expression": "unpack into a fixed number of names",
