@@ -101,3 +101,23 @@ def test_pykokkos_callers_raise_in_python(tmp_path):
     text = built.source
     assert "raise ValueError('cannot normalize an empty vector')" in text
     assert "        raise ValueError\n" in text
+
+
+def test_cuda_units_throw_from_host_functions_only():
+    """On ``--space cuda`` the statement is emitted in host code (an ``inline`` function, never a
+    ``KOKKOS_INLINE_FUNCTION`` nvcc would compile for the device)."""
+    import re
+
+    from kpc.api import load_module
+    from kpc.backend.kokkos.emitter import Specialization, emit_translation_unit
+    from kpc.passes.manager import PassContext, run_pipeline
+
+    module = load_module(KERNELS, signatures=[text for texts in SIGNATURES.values() for text in texts])
+    run_pipeline(module, PassContext(target="kokkos"))
+    source = emit_translation_unit([Specialization(module, list(SIGNATURES))], space="cuda",
+                                   source=str(KERNELS)).source
+    functions = re.split(r"\n(?=KOKKOS_INLINE_FUNCTION |inline )", source)
+    throwing = [f.split("(")[0] for f in functions if "throw kpc::exception(\"builtins\"" in f]
+    assert {f.split()[-1] for f in throwing} == {"normalized", "trimmed_total", "relax_edges", "bounded_rows",
+                                                "check_power_of_two"}
+    assert all(f.startswith("inline ") for f in throwing)
