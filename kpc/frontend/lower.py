@@ -53,7 +53,7 @@ CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">"
 # Statements and expressions outside the subset, with the construct name diagnostics use.
 REJECTED_STMTS = {
     ast.ClassDef: "class", ast.FunctionDef: "nested function", ast.AsyncFunctionDef: "nested function",
-    ast.Raise: "raise", ast.Try: "try", ast.With: "with", ast.AsyncWith: "async",
+    ast.Try: "try", ast.With: "with", ast.AsyncWith: "async",
     ast.AsyncFor: "async", ast.Global: "global statement", ast.Nonlocal: "nonlocal statement",
     ast.Delete: "del", ast.Assert: "assert", ast.Import: "import in a kernel",
     ast.ImportFrom: "import in a kernel", ast.Match: "match",
@@ -248,6 +248,8 @@ class FunctionLowering:
             if isinstance(value, ast.Constant) and isinstance(value.value, str):
                 return []
             return [n.ExprStmt(self.expr(value), loc=self.loc(node))]
+        if isinstance(node, ast.Raise):
+            return [self.raise_stmt(node)]
         if isinstance(node, ast.Pass):
             return []
         if isinstance(node, ast.Break):
@@ -255,6 +257,28 @@ class FunctionLowering:
         if isinstance(node, ast.Continue):
             return [n.Continue(loc=self.loc(node))]
         raise self.reject(node, type(node).__name__.lower())
+
+    def raise_stmt(self, node: ast.Raise) -> n.Raise:
+        """``raise E``, ``raise E()`` or ``raise E("text")`` with ``E`` a builtin exception class
+        (what Numba raises with its message); other forms stay Numba with a diagnostic."""
+        exc = node.exc
+        call = exc if isinstance(exc, ast.Call) else None
+        cls = call.func if call is not None else exc
+        name = cls.id if isinstance(cls, ast.Name) else None
+        builtin = getattr(builtins, name, None) if name else None
+        if node.cause is not None or exc is None or not (
+                isinstance(builtin, type) and issubclass(builtin, Exception)
+                and name not in self.locals and not self.scope._shadowed(name)):
+            what = "re-raise" if exc is None else ast.unparse(node)
+            raise self.reject(node, "raise", f"{what} (only `raise E` or `raise E(\"text\")` of a builtin "
+                                             "exception class E is translated)")
+        args = call.args if call is not None else []
+        if call is not None and (call.keywords or len(args) > 1 or args and not (
+                isinstance(args[0], ast.Constant) and isinstance(args[0].value, str))):
+            raise self.reject(node, "raise", f"{ast.unparse(node)} (the exception's one argument must be a "
+                                             "string constant)")
+        message = args[0].value if args else ""
+        return n.Raise(name, message, bool(args), loc=self.loc(node))
 
     def assign(self, node: ast.Assign) -> list:
         """``t = v``; a chained ``a = b = v`` assigns the one value of ``v`` to ``a``, then to ``b``.
@@ -396,53 +420,83 @@ class FunctionLowering:
 
     def constant_tuple(self, node) -> list | None:
         """The elements of a tuple of number constants a loop runs over (``(0, 1)``, ``(0.25, 0.5)``,
-        a module constant ``W = (1, 2)``), as ``Const`` nodes; None for any other iterable."""
-        if isinstance(node, ast.Tuple):
-            if not node.elts or any(isinstance(e, ast.Starred) for e in node.elts):
-                return None
-            elements = []
-            for element in node.elts:
-                value = self.expr(element) if isinstance(element, (ast.Constant, ast.Name, ast.UnaryOp)) else None
-                if not isinstance(value, (n.Const, n.GlobalConst)):
-                    return None
-                elements.append(n.Const(value.value, loc=self.loc(element)))
-        elif isinstance(node, ast.Name) and node.id not in self.locals and node.id in self.scope.constants:
+        a module constant ``W = (1, 2)``), as ``Const`` nodes, or of a tuple of such tuples of one
+        length (``((-1, 0, 4.0), (0, 1, -1.0))``), as one list of ``Const`` nodes per inner tuple;
+        None for any other iterable."""
+        if isinstance(node, ast.Name) and node.id not in self.locals and node.id in self.scope.constants:
             value = self.scope.constants[node.id]
             if not isinstance(value, tuple) or not value:
                 return None
-            elements = [n.Const(v, loc=self.loc(node)) for v in value]
+            rows = [[n.Const(v, loc=self.loc(node)) for v in row] if isinstance(row, tuple) else
+                    n.Const(row, loc=self.loc(node)) for row in value]
+        elif isinstance(node, ast.Tuple):
+            if not node.elts or any(isinstance(e, ast.Starred) for e in node.elts):
+                return None
+            rows = [self.constant_elements(e.elts) if isinstance(e, ast.Tuple) else self.constant_elements([e])
+                    for e in node.elts]
+            if any(row is None for row in rows):
+                return None
+            rows = [row if isinstance(e, ast.Tuple) else row[0] for row, e in zip(rows, node.elts)]
         else:
             return None
-        if not all(type(e.value) in (bool, int, float, complex) for e in elements):
+        nested = [isinstance(row, list) for row in rows]
+        if any(nested) and not (all(nested) and len({len(row) for row in rows}) == 1 and rows[0]):
             return None
+        flat = [e for row in rows for e in (row if isinstance(row, list) else [row])]
+        if not all(type(e.value) in (bool, int, float, complex) for e in flat):
+            return None
+        return rows
+
+    def constant_elements(self, nodes) -> list | None:
+        """``Const`` nodes of number constants written out (``-1``, ``0.5``, a module constant)."""
+        elements = []
+        for element in nodes:
+            value = self.expr(element) if isinstance(element, (ast.Constant, ast.Name, ast.UnaryOp)) else None
+            if not isinstance(value, (n.Const, n.GlobalConst)):
+                return None
+            elements.append(n.Const(value.value, loc=self.loc(element)))
         return elements
 
     def tuple_loop(self, node: ast.For) -> list:
         """``for c in (0, 1):`` runs over the tuple's positions, selecting the element at the top
-        of the body: ``for c_index in range(0, 2): c = 0 if c_index == 0 else 1``.
+        of the body: ``for c_index in range(0, 2): c = 0 if c_index == 0 else 1``; over a tuple of
+        tuples, ``for di, dj, v in ((-1, 0, -1.0), (0, 1, -1.0)):`` selects each name's element so.
 
-        Numba iterates a tuple of one type only (``(0, 1)``, ``(0.25, 0.5, 0.25)``); a tuple
-        mixing ints and floats does not compile in Numba, so it is refused here too. The body
-        is lowered once (break, continue and return keep their meaning, a long body is not
-        copied); the selection is a few compares on a loop index the C++ compiler can unroll.
+        Numba iterates a tuple of one type only (``(0, 1)``, ``(0.25, 0.5, 0.25)``, tuples of the
+        same element types); a tuple mixing ints and floats does not compile in Numba, so it is
+        refused here too. The body is lowered once (break, continue and return keep their meaning,
+        a long body is not copied); the selection is a few compares on a loop index the C++
+        compiler can unroll.
         """
         loc = self.loc(node)
-        if not isinstance(node.target, ast.Name):
-            raise self.reject(node.target, "tuple loop target", ast.unparse(node.target))
-        elements = self.constant_tuple(node.iter)
-        if len({type(e.value) for e in elements}) > 1:
+        rows = self.constant_tuple(node.iter)
+        target = node.target
+        if isinstance(rows[0], list):
+            if not (isinstance(target, ast.Tuple) and all(isinstance(t, ast.Name) for t in target.elts)
+                    and len(target.elts) == len(rows[0])):
+                raise self.reject(target, "tuple loop target", f"{ast.unparse(target)} (unpack each inner tuple "
+                                  f"into {len(rows[0])} names)")
+            names = [t for t in target.elts]
+            columns = [[row[k] for row in rows] for k in range(len(names))]
+        elif isinstance(target, ast.Name):
+            names, columns = [target], [rows]
+        else:
+            raise self.reject(target, "tuple loop target", ast.unparse(target))
+        if any(len({type(e.value) for e in column}) > 1 for column in columns):
+            kinds = {type(e.value).__name__ for column in columns for e in column}
             raise self.reject(node.iter, "iteration over a non-array",
-                              f"for ... in {ast.unparse(node.iter)} mixes "
-                              f"{' and '.join(sorted({type(e.value).__name__ for e in elements}))} "
+                              f"for ... in {ast.unparse(node.iter)} mixes {' and '.join(sorted(kinds))} "
                               "(Numba iterates tuples of one type only)")
-        index = self.fresh_name(f"{node.target.id}_index")
-        selected = elements[-1]
-        for position in range(len(elements) - 2, -1, -1):
-            test = n.Compare("==", n.Name(index, loc=loc), n.Const(position, loc=loc), loc=loc)
-            selected = n.IfExp(test, elements[position], selected, loc=loc)
-        body = [n.Assign(n.Name(node.target.id, loc=self.loc(node.target)), selected, loc=self.loc(node.target))]
+        index = self.fresh_name(f"{names[0].id}_index")
+        body = []
+        for name, elements in zip(names, columns):
+            selected = elements[-1]
+            for position in range(len(elements) - 2, -1, -1):
+                test = n.Compare("==", n.Name(index, loc=loc), n.Const(position, loc=loc), loc=loc)
+                selected = n.IfExp(test, elements[position], selected, loc=loc)
+            body.append(n.Assign(n.Name(name.id, loc=self.loc(name)), selected, loc=self.loc(name)))
         body += self.block(node.body)
-        return [n.For(n.Name(index, loc=loc), n.Const(0, loc=loc), n.Const(len(elements), loc=loc),
+        return [n.For(n.Name(index, loc=loc), n.Const(0, loc=loc), n.Const(len(rows), loc=loc),
                       n.Const(1, loc=loc), body, loc=loc)]
 
     def element_loop(self, node: ast.For) -> list:

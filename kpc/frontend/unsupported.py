@@ -15,7 +15,7 @@ HINTS = {
     "string": "kernels compute on numbers; move string handling to the Python caller",
     "bytes": "kernels compute on numbers; move bytes handling to the Python caller",
     "f-string": "move formatting and printing to the Python caller",
-    "raise": "return an error code or a flag, and raise in the Python caller",
+    "raise": "raise a builtin exception class with at most one string constant: raise ValueError(\"text\")",
     "try": "kernels cannot catch exceptions; check the condition before the operation",
     "with": "remove the with block (Numba's objmode/parallel contexts are not translated)",
     "generator": "write the values into an output array instead of yielding them",
@@ -51,8 +51,8 @@ HINTS = {
     "for-else": "use a flag variable set before break, and test it after the loop",
     "while-else": "use a flag variable set before break, and test it after the loop",
     "iteration over a non-array": "loop over range(...), an array, enumerate(array) or zip(array, ...)",
-    "tuple loop target": "unpack only enumerate(a) or zip(a, b) targets; otherwise loop over an index "
-                         "and unpack inside the body",
+    "tuple loop target": "unpack only enumerate(a), zip(a, b) or the rows of a tuple of constant tuples "
+                         "(for di, dj in ((0, 1), (1, 0))); otherwise loop over an index and unpack inside the body",
     "range outside a for loop": "range/prange are only allowed as the iterable of a for loop",
     "ellipsis": "write the indices out: a[i, :, :] instead of a[i, ...]",
     "starred expression": "unpack into a fixed number of names",

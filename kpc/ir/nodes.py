@@ -467,6 +467,20 @@ class Return(Stmt):
 
 
 @dataclass(eq=False)
+class Raise(Stmt):
+    """``raise ValueError("text")``: the call raises the builtin ``exception`` where this runs.
+
+    ``message`` is the one constant argument (``raise ValueError`` and ``ValueError()`` have
+    none: ``has_message`` is False), so the caller sees the exception Numba raises.
+    """
+
+    exception: str
+    message: str = ""
+    has_message: bool = False
+    loc: Loc = NOLOC
+
+
+@dataclass(eq=False)
 class ExprStmt(Stmt):
     value: Expr
     loc: Loc = NOLOC

@@ -119,6 +119,8 @@ class _Printer:
                 self.block(orelse, depth + 1)
         elif isinstance(s, n.Return):
             self.emit(depth, "return" if s.value is None else f"return {format_expr(s.value)}")
+        elif isinstance(s, n.Raise):
+            self.emit(depth, f"raise {s.exception}" + (f"({s.message!r})" if s.has_message else ""))
         elif isinstance(s, n.ExprStmt):
             self.emit(depth, format_expr(s.value))
         elif isinstance(s, n.Break):

@@ -113,6 +113,8 @@ class _FunctionVerifier:
         if isinstance(s, n.ExprStmt):
             self.uses(s.value, defined)
             return defined
+        if isinstance(s, n.Raise):
+            return defined
         if isinstance(s, (n.Break, n.Continue)):
             if depth == 0:
                 raise self.error(s, f"'{type(s).__name__.lower()}' outside a loop")

@@ -203,7 +203,8 @@ def _ordered_defs(body) -> list:
 
 
 def _exits(body) -> list:
-    """Early exits of one loop: ``break`` at its own level, ``return`` at any depth."""
+    """Early exits of one loop: ``break`` at its own level, ``return`` and ``raise`` at any depth
+    (Numba runs a ``prange`` that may raise serially, so the first failing iteration raises)."""
     found = []
 
     def breaks(stmts):
@@ -216,6 +217,7 @@ def _exits(body) -> list:
 
     breaks(body)
     found += [_at("early exit: return", s) for s in statements(body) if isinstance(s, n.Return)]
+    found += [_at("early exit: raise", s) for s in statements(body) if isinstance(s, n.Raise)]
     return found
 
 

@@ -47,7 +47,7 @@ makes ``A`` 2-D: a scalar parameter could not take the result).
 >>> _ = run_pipeline(m, PassContext(), ["infer-types", "infer-view-dims"])
 >>> print(format_function(m.functions["total"]))  # doctest: +NORMALIZE_WHITESPACE
 func @total(cluster: f64[:, :]) -> f64   role=entry
-  # assumed: cluster: f64[:, :] (no signature; dtype float64 assumed; rank 2: cluster[i] passed to @first as item, which is 1-D)
+  # assumed: cluster: f64[:, :] (no signature; dtype float64 assumed; rank 2: cluster[i] passed to @first as item, which is at least 1-D)
   s: f64 = 0.0
   for i: i64 in range(0, cluster.shape[0]):
     s += call @first(cluster[i, :])
@@ -119,6 +119,8 @@ class ParamUse:
     lower: Fact | None = None
     integer: str = ""
     integer_elements: str = ""
+    # ``exact`` is only the least rank the uses need (a callee's argument may have more)
+    least_only: bool = False
 
     @property
     def rank(self) -> int | None:
@@ -409,13 +411,19 @@ class _FunctionUses:
                 if not use.array or use.rank is None:
                     continue
                 rank, why = use.rank, f"{use.rank}-D"
+                if use.least_only:
+                    # the callee's uses give only a least rank (``x @ W``, ``s[i].max()``): it takes
+                    # more dimensions too, typed for each call's arguments, so the argument gets only
+                    # that least rank
+                    why = f"at least {use.rank}-D"
+            settle = self.set_lower if why.startswith("at least") else self.set_exact
             if isinstance(arg, n.Name):
-                self.set_exact(arg.id, Fact(rank, arg.loc, f"{arg.id} passed to @{callee.name} as "
-                                                          f"{param.name}, which is {why}"))
+                settle(arg.id, Fact(rank, arg.loc, f"{arg.id} passed to @{callee.name} as "
+                                                   f"{param.name}, which is {why}"))
             elif isinstance(arg, n.Index) and isinstance(arg.base, n.Name):
                 total = rank + _int_count(arg) - _none_count(arg)
-                self.set_exact(arg.base.id, Fact(total, arg.loc, f"{format_expr(arg)} passed to "
-                                                                 f"@{callee.name} as {param.name}, which is {why}"))
+                settle(arg.base.id, Fact(total, arg.loc, f"{format_expr(arg)} passed to "
+                                                         f"@{callee.name} as {param.name}, which is {why}"))
 
     # -- solution
     def relate_views(self) -> None:
@@ -660,6 +668,7 @@ class _FunctionUses:
             if use.array and use.exact is None and use.lower is not None:
                 # A generic callee that indexes its parameter k times takes a k-D view.
                 use.exact = use.lower
+                use.least_only = True
             uses[param.name] = use
         return uses
 

@@ -49,7 +49,7 @@ def exposed_reads(body, defined: set) -> tuple:
                 block(stmt.body, done | {stmt.var.id})
             elif isinstance(stmt, n.While):
                 block(stmt.body, set(done))
-            elif isinstance(stmt, (n.Break, n.Continue, n.Return)):
+            elif isinstance(stmt, (n.Break, n.Continue, n.Return, n.Raise)):
                 return _UNREACHABLE
             else:
                 done = done | set(stmt_defs(stmt))
@@ -72,7 +72,7 @@ def live_out_of_loops(function: n.Function) -> dict:
         return live
 
     def statement(stmt, live, exits):
-        if isinstance(stmt, n.Return):
+        if isinstance(stmt, (n.Return, n.Raise)):
             return stmt_uses(stmt)
         if isinstance(stmt, n.Break):
             return set(exits[0]) if exits else set(live)

@@ -30,6 +30,7 @@ import numpy as np
 import pytest
 
 from kpc.check import compare_outcomes, corpus_files, load_cases, make_inputs, variants
+from kpc.check.compare import Outcome
 from kpc.check.runner import import_path, numba_threads
 
 CORPUS = Path(__file__).parent
@@ -43,13 +44,24 @@ def run_numba(case, inputs):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", numba.NumbaPerformanceWarning)
         with numba_threads(1 if case.serial_reference else None):
-            return inputs.call(kernel)
+            return outcome(inputs, kernel)
 
 
 def run_python(case, inputs):
     kernel = getattr(import_path(case.path, jit=False), case.kernel)
     with np.errstate(all="ignore"):
+        return outcome(inputs, kernel)
+
+
+def outcome(inputs, kernel):
+    """``inputs.call(kernel)``, with an exception the kernel raises as its outcome (Numba must raise
+    what Python raises); Numba failing to compile the kernel propagates."""
+    try:
         return inputs.call(kernel)
+    except (numba.TypingError, ImportError):
+        raise
+    except Exception as error:  # the kernel's own raise, compared by type
+        return Outcome(returned=None, raised=f"{type(error).__name__}: {error}")
 
 
 def selected_runs(case):

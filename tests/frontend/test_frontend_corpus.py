@@ -57,8 +57,10 @@ GENERIC_TYPING_FIXED = [
 
 
 # Kernels whose generic typing fails by design: an array used as an index (values[order]) is
-# guessed a float64 array; each call's types decide (typed at each call on both targets).
-TYPED_AT_EACH_CALL = {("guessed_types.py", "gather_sum")}
+# guessed a float64 array; a helper that needs only a least rank (x @ W, s[i].max()) makes its
+# arguments' guess that rank; each call's types decide (typed at each call on both targets).
+TYPED_AT_EACH_CALL = {("guessed_types.py", "gather_sum"), ("helper_least_ranks.py", "norm_mlp"),
+                      ("helper_least_ranks.py", "causal_scores")}
 
 
 @pytest.mark.skipif(not CORPUS, reason="the corpus is not there")

@@ -27,7 +27,7 @@ CASES = [
     ("set", kernel("s = {1, n}\nreturn n"), "{1, n}"),
     ("string", kernel('s = "text"\nreturn n'), '"text"'),
     ("f-string", kernel('s = f"{n} items"\nreturn n'), 'f"{n} items"'),
-    ("raise", kernel('if n < 0:\n    raise ValueError("negative")\nreturn n'), "raise"),
+    ("raise", kernel('if n < 0:\n    raise ValueError("negative", n)\nreturn n'), "raise"),
     ("try", kernel("try:\n    n = n + 1\nexcept Exception:\n    n = 0\nreturn n"), "try:"),
     ("with", kernel("with open('f') as fh:\n    n = 1\nreturn n"), "with open"),
     ("generator", kernel("for i in range(n):\n    yield i"), "yield i"),

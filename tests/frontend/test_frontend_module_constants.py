@@ -110,10 +110,33 @@ def test_loop_over_a_tuple_runs_over_its_positions(load):
     assert str(module.functions["f"].return_type) == "(f64, i64)"
 
 
+def test_a_loop_over_a_table_of_tuples_selects_each_name_per_row(load):
+    module = typed(load("""
+        from numba import njit
+
+        STEPS = ((1, 0.5), (-2, 0.25))
+
+        @njit
+        def f(a):
+            s = 0.0
+            for di, dj, w in ((-1, 0, -1.0), (0, 1, 4.0)):
+                s += w * (di + dj)
+            for step, w in STEPS:
+                s += w * step
+            return s
+    """, signatures=["f(float64[:])"]))
+    text = format_function(module.functions["f"])
+    assert ("for di_index: i64 in range(0, 2):\n    di: i64 = -1 if di_index == 0 else 0\n"
+            "    dj: i64 = 0 if di_index == 0 else 1\n    w: f64 = -1.0 if di_index == 0 else 4.0") in text
+    assert "step: i64 = 1 if step_index == 0 else -2" in text
+
+
 @pytest.mark.parametrize("loop, detail", [
     ("for c in (0, 1.5):", "mixes float and int"),
     ("for c in (0, x):", "for ... in (0, x)"),
-    ("for c, d in ((0, 1), (2, 3)):", "c, d"),
+    ("for c, d in ((0, 1), (2.5, 3)):", "mixes float and int"),
+    ("for c in ((0, 1), (2, 3)):", "c (unpack each inner tuple into 2 names)"),
+    ("for c, d in ((0, 1), (2, 3, 4)):", "c, d"),
 ])
 def test_loops_over_tuples_numba_does_not_iterate_are_refused(load, loop, detail):
     module = load(f"""

@@ -9,6 +9,8 @@ function also checks nothing was missed.
 
 from __future__ import annotations
 
+import builtins
+
 import cmath
 import math
 
@@ -85,6 +87,8 @@ def _stmt(s, env):
         _expr(s.value, env)
     elif isinstance(s, n.Break):
         raise _Break()
+    elif isinstance(s, n.Raise):
+        raise getattr(builtins, s.exception)(*([s.message] if s.has_message else []))
     else:
         raise TypeError(f"cannot run {type(s).__name__}")
 

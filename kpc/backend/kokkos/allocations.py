@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from kpc.ir import nodes as n
-from kpc.ir.queries import expr_names, nested_bodies
+from kpc.ir.queries import expr_names, nested_bodies, statements, used_names
+from kpc.passes.aliasing import is_view_expr, view_base_name
 from kpc.ir.types import INT64, ArrayType
 
 from .cxx import BackendError, identifier, literal, scalar_type
@@ -78,7 +79,7 @@ class AllocationEmitter:
         where = "inside a parallel loop" if self.in_region else "in a function called from a kernel"
         if (None in extents and not func.endswith("_like") and isinstance(t, ArrayType) and len(extents) == t.ndim
                 and self.in_region and self.variant == "host" and self.unit.space != "cuda"
-                and not expr_names(elements) & self.region_stores):
+                and not expr_names(elements) & self.region_stores and not _handed_over(self.function.body, name)):
             self.allocate_pooled(s, name, call, t, elements)
             return
         if (None in extents or func.endswith("_like")) and isinstance(t, ArrayType) \
@@ -159,9 +160,10 @@ class AllocationEmitter:
         for extent, value in zip(extents, shape):
             self.emit_line(f"const int64_t {extent} = kpc::max<int64_t>(0, {value});")
         size = " * ".join(extents)
-        self.emit_line(f"const kpc::heap_scratch<{ct}> kpc_heap_{tag}({size});")
+        self.emit_line(f"kpc::heap_scratch<{ct}> kpc_heap_{tag}({size});")
         dims = "*" * t.ndim
         self.scratch_views.add(name)
+        self.heap_views.add(name)
         self.emit_line(f"Kokkos::View<{ct}{dims}, Kokkos::LayoutRight, Kokkos::MemoryTraits<Kokkos::Unmanaged>> "
                        f"{lhs}(kpc_heap_{tag}.data, {', '.join(extents)});")
         fill = self.fill_value(func.removesuffix("_like"), call, t)
@@ -180,12 +182,49 @@ class AllocationEmitter:
                      and isinstance(stmt.target, n.Name) and is_allocation(stmt.value)}
         return {name, value.id} <= allocated
 
+    def takes_heap_scratch(self, s, name: str, value) -> bool:
+        """``prices = tmp0`` where both are heap scratch arrays of one type (``allocate_heap``),
+        ``tmp0`` allocated in this statement's block and not read after it there (a loop body
+        that shrinks an array each step, lowered from ``prices = prices[1:] * d``): ``prices``
+        takes ``tmp0``'s memory, which then lives as long as ``prices`` does."""
+        if not (isinstance(value, n.Name) and name in self.heap_views and value.id in self.heap_views
+                and self.type_of(name) == self.type_of(value.id)):
+            return False
+        block = _block_of(self.function.body, s) or []
+        position = next(k for k, stmt in enumerate(block) if stmt is s)
+        allocated = any(isinstance(stmt, n.Assign) and isinstance(stmt.target, n.Name) and stmt.target.id == value.id
+                        and is_allocation(stmt.value) for stmt in block[:position])
+        body = self.function.body
+        return (allocated and value.id not in used_names(block[position + 1:])
+                and not _viewed_elsewhere(body, name, s) and not _viewed_elsewhere(body, value.id, s))
+
     def fill_value(self, func: str, call, t):
         """The C++ value an allocation inside a parallel loop starts with (np.zeros, np.ones,
         np.full), or None for np.empty."""
         if func == "np.full":
             return self.expr.emit(call.args[1] if len(call.args) > 1 else call.kwargs["fill_value"], t.dtype)
         return {"np.zeros": literal(0, t.dtype), "np.ones": literal(1, t.dtype)}.get(func)
+
+
+def _handed_over(body: list, name: str) -> bool:
+    """Whether ``name`` is rebound to another array name (``row = tmp0``): its memory must be one
+    the rebinding can take over (``takes_heap_scratch``), not a block of a per-thread pool."""
+    return any(isinstance(stmt, n.Assign) and isinstance(stmt.target, n.Name) and stmt.target.id == name
+               and isinstance(stmt.value, n.Name) for stmt in statements(body))
+
+
+def _viewed_elsewhere(body: list, name: str, rebinding) -> bool:
+    """Whether an assignment other than ``rebinding`` binds another name to ``name`` or to a part
+    of it (a view whose memory the rebinding could free)."""
+    for stmt in statements(body):
+        if isinstance(stmt, n.Assign) and stmt is not rebinding and not (
+                isinstance(stmt.target, n.Name) and stmt.target.id == name):
+            if not isinstance(stmt.target, (n.Name, n.TupleExpr)):
+                continue  # an element store binds no view
+            values = stmt.value.elements if isinstance(stmt.value, n.TupleExpr) else [stmt.value]
+            if any(isinstance(v.type, ArrayType) and is_view_expr(v) and view_base_name(v) == name for v in values):
+                return True
+    return False
 
 
 def _block_of(body: list, stmt):

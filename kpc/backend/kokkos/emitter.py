@@ -154,11 +154,12 @@ def _has_regions(function) -> bool:
 
 
 def _needs_host_variant(function) -> bool:
-    """A function launches parallel regions, allocates NumPy arrays or returns arrays to Python:
-    what it does when called from Python differs from what it can do inside a region."""
+    """A function launches parallel regions, allocates NumPy arrays, returns arrays to Python or
+    raises: what it does when called from Python differs from what it can do inside a region."""
     if _has_regions(function) or _has_array(function.return_type):
         return True
-    return any(isinstance(node, n.Call) and node.kind == "numpy" for node in n.walk(function))
+    return any(isinstance(node, n.Call) and node.kind == "numpy" or isinstance(node, n.Raise)
+               for node in n.walk(function))
 
 
 def _calls(function, variant: str):

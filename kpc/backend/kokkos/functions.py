@@ -72,6 +72,8 @@ class FunctionEmitter(StatementEmitter, AllocationEmitter, RegionEmitter, Combin
         self.region_stores: set = set()
         # arrays allocated inside regions and device functions: unmanaged views (allocate_scratch)
         self.scratch_views: set = set()
+        # of those, the ones on the heap (allocate_heap), which a rebinding may hand over
+        self.heap_views: set = set()
         self.region_index = 0
         self.region_loop_depth = 0
         self.owners: dict = {}

@@ -96,6 +96,8 @@ class exception : public std::runtime_error {
   exception(PyObject* type, const std::string& message) : std::runtime_error(message), type_(type) {}
   exception(const char* module, const char* name, const std::string& message)
       : std::runtime_error(message), module_(module), name_(name) {}
+  // Without arguments, as Python's `raise ValueError` (its args are (), not ('',)).
+  exception(const char* module, const char* name) : std::runtime_error(""), module_(module), name_(name), bare_(true) {}
 
   // Set it as the current Python exception (with the GIL held).
   void restore() const {
@@ -108,7 +110,11 @@ class exception : public std::runtime_error {
     PyObject* type = PyObject_GetAttrString(module, name_);
     Py_DECREF(module);
     if (type == nullptr) return;
-    PyErr_SetString(type, what());
+    if (bare_) {
+      PyErr_SetNone(type);
+    } else {
+      PyErr_SetString(type, what());
+    }
     Py_DECREF(type);
   }
 
@@ -116,6 +122,7 @@ class exception : public std::runtime_error {
   PyObject* type_ = nullptr;
   const char* module_ = nullptr;
   const char* name_ = nullptr;
+  bool bare_ = false;
 };
 
 inline exception type_error(const std::string& message) { return exception(PyExc_TypeError, message); }

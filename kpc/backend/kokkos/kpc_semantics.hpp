@@ -802,6 +802,12 @@ struct heap_scratch {
   ~heap_scratch() { delete[] data; }
   heap_scratch(const heap_scratch&) = delete;
   heap_scratch& operator=(const heap_scratch&) = delete;
+  // `prices = tmp` where tmp's scope ends first: prices takes tmp's memory, and drops its own.
+  void take(heap_scratch& other) {
+    delete[] data;
+    data = other.data;
+    other.data = nullptr;
+  }
 };
 
 }  // namespace kpc

@@ -9,7 +9,7 @@ from kpc.passes.aliasing import is_view_expr, view_base_name
 from kpc.passes.one_thread_regions import ONE_THREAD
 
 from .allocations import is_allocation
-from .cxx import BackendError, scalar_type, value_type
+from .cxx import BackendError, c_string, identifier, scalar_type, value_type
 
 ATOMICS = {"+": "Kokkos::atomic_add", "-": "Kokkos::atomic_sub"}
 
@@ -73,6 +73,10 @@ class StatementEmitter:
         if isinstance(t, ArrayType):
             if self.rebinds_scratch(s, name, value):
                 self.emit_line(f"{lhs} = {self.expr.emit(value)};")
+                return
+            if self.takes_heap_scratch(s, name, value):
+                self.emit_line(f"{lhs} = {self.expr.emit(value)};")
+                self.emit_line(f"kpc_heap_{identifier(name)}.take(kpc_heap_{identifier(value.id)});")
                 return
             if not self.declares(s, name):
                 raise BackendError(f"array variable {name!r} must be assigned once, before its uses", s.loc)
@@ -242,6 +246,16 @@ class StatementEmitter:
             self.emit_line(f"return {self.expr.emit(s.value)};")
             return
         self.emit_line(f"return {self.expr.emit(s.value, t)};")
+
+    def _Raise(self, s) -> None:
+        # Host code throws, and the entry turns it into the Python exception Numba raises; the
+        # statement's loop runs serially (dependence). Inside a region or a device function
+        # there is nothing to unwind to, so those stay Numba.
+        if self.in_region or self.variant == "device":
+            raise BackendError(f"raise {s.exception} inside a parallel loop, or in a function called from "
+                               "one, is not supported", s.loc)
+        message = f", {c_string(s.message)}" if s.has_message else ""
+        self.emit_line(f'throw kpc::exception("builtins", "{s.exception}"{message});')
 
     # ------------------------------------------------------------ loops
     def _For(self, s) -> None:

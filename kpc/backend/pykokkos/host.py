@@ -311,6 +311,8 @@ class HostCode:
             self.emit("break")
         elif isinstance(s, n.Continue):
             self.emit("continue")
+        elif isinstance(s, n.Raise):
+            self.emit(f"raise {s.exception}" + (f"({s.message!r})" if s.has_message else ""))
         else:
             raise Unsupported(f"{type(s).__name__} statement", loc_of(s))
 
