@@ -30,6 +30,7 @@ PIPELINES = {
         "infer-dispatch",
         "cost-guard",
         "simplify-powers",
+        "if-convert",
         "choose-schedule",
         "choose-teams",
         "choose-host-forms",

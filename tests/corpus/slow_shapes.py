@@ -7,7 +7,8 @@ centring, `Xc.T @ Xc`); a radix-2 FFT written with reshapes, `np.vstack` and com
 arithmetic; Floyd-Warshall with the k loop serial and the rows in `prange`; a complex matrix
 product in three nested loops; a Cholesky factorization with NumPy row operations (`np.dot` of
 row slices, a column updated by a slice product); an element-wise chain of `np.clip` and
-scalar arithmetic; a bit-by-bit CRC-32 over bytes; a biquad IIR filter's serial recurrence.
+scalar arithmetic; a bit-by-bit CRC-32 over bytes and Collatz steps (an `if` that picks one
+of two integers and a one-armed one: if-convert's selects, on 64- and 32-bit values); a biquad IIR filter's serial recurrence.
 """
 import numpy as np
 from numba import njit, prange
@@ -100,13 +101,31 @@ def clip_chain(x, lo, hi, gain, offset):
 def crc32_bits(data):
     crc = 0xFFFFFFFF
     for i in range(data.shape[0]):
-        crc ^= data[i]
+        crc ^= int(data[i])
         for _ in range(8):
             if crc & 1:
                 crc = (crc >> 1) ^ 0xEDB88320
             else:
                 crc >>= 1
     return crc ^ 0xFFFFFFFF
+
+
+@njit
+def collatz_steps(x, limit):
+    out = np.empty(x.shape[0], dtype=np.int64)
+    for i in range(x.shape[0]):
+        v = x[i]
+        steps = 0
+        while v > 1 and steps < limit:
+            if v & 1:
+                v = 3 * v + 1
+            else:
+                v >>= 1
+            steps += 1
+        if steps == limit:
+            steps = -1
+        out[i] = steps
+    return out
 
 
 @njit
@@ -180,6 +199,13 @@ KPC_CASES = {
         "args": {"data": {"kind": "array", "shape": ("n",), "dtype": "uint8", "low": 0, "high": 256}},
         "dtypes": ["uint8"],
         "sizes": [{"n": 0}, {"n": 1}, {"n": 300}],
+        "layouts": ["C", "strided"],
+    },
+    "collatz_steps": {
+        "args": {"x": {"kind": "array", "shape": ("n",), "low": 0, "high": 100000},
+                 "limit": {"kind": "scalar", "value": 120}},
+        "dtypes": ["int64", "int32"],
+        "sizes": [{"n": 0}, {"n": 1}, {"n": 200}],
         "layouts": ["C", "strided"],
     },
     "biquad": {
