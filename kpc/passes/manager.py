@@ -31,6 +31,7 @@ PIPELINES = {
         "cost-guard",
         "simplify-powers",
         "if-convert",
+        "hoist-invariants",
         "choose-schedule",
         "choose-teams",
         "choose-host-forms",

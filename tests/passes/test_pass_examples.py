@@ -129,6 +129,13 @@ EXAMPLES = {
                         crc >>= 1
             return crc ^ 0xFFFFFFFF
         """),
+    "hoist-invariants": (ANALYSIS + ["simplify-powers"], {"twiddle": "(c16[:, :],)"}, """
+        @njit
+        def twiddle(x):
+            for i in range(x.shape[0]):
+                for j in range(1, x.shape[1]):
+                    x[i, j] = x[i, j - 1] * np.exp(-1j * np.pi * i / x.shape[0])
+        """),
     "choose-placement": (ANALYSIS, {"scale": "(f8[:], f8)"}, """
         @njit(parallel=True)
         def scale(x, s):
