@@ -76,27 +76,39 @@ class Hoister:
         self.names = FreshNames(function)
         self.created: set = set()  # the locals this pass made, each assigned once
 
-    def replace(self, expr, varying: set, hoisted: list):
+    def replace(self, expr, varying: set, hoisted: list, guard=None):
         """``expr`` with each largest invariant subexpression that calls a math function replaced by
-        a fresh local, whose assignment is appended to ``hoisted``."""
+        a fresh local, whose assignment is appended to ``hoisted``. ``guard``: ``(test, taken)`` when
+        ``expr`` is an arm of a conditional whose test is invariant too: the local computes the
+        value only where that arm is taken (a zero elsewhere), so the arms' calls are not all made."""
         if isinstance(expr, n.Name) or not isinstance(expr, n.Expr):
             return expr
         if isinstance(expr.type, ScalarType) and _has_math_call(expr) and invariant(expr, varying):
             name = self.names.fresh("inv")
             self.function.locals[name] = expr.type
             self.created.add(name)
-            hoisted.append(n.Assign(n.Name(name, expr.type, expr.loc), expr, expr.loc))
+            value = expr
+            if guard is not None:
+                test, taken = guard
+                zero = n.Const(0j if expr.type.is_complex else 0.0 if expr.type.is_float else 0, expr.type, expr.loc)
+                value = n.IfExp(test, expr, zero, expr.type, expr.loc) if taken else \
+                    n.IfExp(test, zero, expr, expr.type, expr.loc)
+            hoisted.append(n.Assign(n.Name(name, expr.type, expr.loc), value, expr.loc))
             return n.Name(name, expr.type, expr.loc)
+        if isinstance(expr, n.IfExp) and guard is None and invariant(expr.test, varying):
+            expr.body = self.replace(expr.body, varying, hoisted, (expr.test, True))
+            expr.orelse = self.replace(expr.orelse, varying, hoisted, (expr.test, False))
+            return expr
         for field_name in expr.__dataclass_fields__:
             if field_name in SKIPPED_FIELDS:
                 continue
             value = getattr(expr, field_name)
             if isinstance(value, n.Expr):
-                setattr(expr, field_name, self.replace(value, varying, hoisted))
+                setattr(expr, field_name, self.replace(value, varying, hoisted, guard))
             elif isinstance(value, list):
-                setattr(expr, field_name, [self.replace(v, varying, hoisted) for v in value])
+                setattr(expr, field_name, [self.replace(v, varying, hoisted, guard) for v in value])
             elif isinstance(value, dict):
-                setattr(expr, field_name, {k: self.replace(v, varying, hoisted) for k, v in value.items()})
+                setattr(expr, field_name, {k: self.replace(v, varying, hoisted, guard) for k, v in value.items()})
         return expr
 
     def hoist_from(self, loop) -> list:

@@ -65,3 +65,18 @@ def test_a_value_hoisted_inside_a_region_is_private_to_each_iteration():
     region = k.body[0]
     assert isinstance(region.body[0], n.Assign) and region.body[0].target.id == "inv"
     assert "inv" in region.parallel.privates
+
+
+def test_the_arms_of_an_invariant_conditional_compute_only_the_arm_taken():
+    k = lowered("""
+        @njit
+        def k(x, s):
+            n = x.shape[0] // 2
+            for i in range(x.shape[0]):
+                for j in range(1, x.shape[1]):
+                    x[i, j] = x[i, j - 1] * math.exp(s * i) if i < n else x[i, j - 1] - math.cos(s * i)
+        """, "(f8[:, :], f8)")
+    text = format_function(k)
+    assert "inv: f64 = math.exp(s * i) if i < n else 0.0" in text
+    assert "inv2: f64 = 0.0 if i < n else math.cos(s * i)" in text
+    assert "x[i, j] = x[i, j - 1] * inv if i < n else x[i, j - 1] - inv2" in text
