@@ -39,9 +39,10 @@ sys.path.insert(0, HERE)
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description="Time the kpc benchmark suite against Numba.")
     parser.add_argument("--quick", action="store_true", help="two smallest sizes per kernel, 3 repeats")
-    parser.add_argument("--suite", choices=("full", "products", "kernel_api"), default="full",
+    parser.add_argument("--suite", choices=("full", "products", "kernel_api", "slow_shapes"), default="full",
                         help="full: the corpus suite; products: matrix products with @ at n = 256...2048; "
-                             "kernel_api: @vectorize ufuncs and @stencil kernels (issue 31)")
+                             "kernel_api: @vectorize ufuncs and @stencil kernels (issue 31); "
+                             "slow_shapes: issue 32's shapes that were slower than Numba")
     parser.add_argument("--out", default=os.path.join(HERE, "results"), help="output directory")
     parser.add_argument("--only", help="comma-separated kernel labels to run (default: all)")
     parser.add_argument("--repeats", type=int, default=None, help="timed runs per contender (default: 7; 3 quick)")

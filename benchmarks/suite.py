@@ -92,7 +92,28 @@ KERNEL_API = [
     Entry(_corpus("stencils.py"), "jacobi_into", _square("n,m", SIDES_2D), label="stencil_jacobi_parallel"),
     Entry(_corpus("stencils.py"), "jacobi_steps", _square("n,m", SIDES_2D[:5]), label="stencil_jacobi_steps_parallel"),
 ]
-SUITES = {"full": SUITE, "products": PRODUCTS, "kernel_api": KERNEL_API}
+# Issue 32's slow shapes (tests/corpus/slow_shapes.py) and the collection kernels that had no
+# benchmark case; `benchmarks/run.py --suite slow_shapes`.
+COLLECTION = Path(__file__).resolve().parent.parent / "examples" / "collection"
+_SLOW = _corpus("slow_shapes.py")
+SLOW_SHAPES = [
+    Entry(_SLOW, "conv2d_bias", [dict(h=side, w=side, k=3) for side in (100, 316, 1000, 2000)], size_key="h"),
+    Entry(_SLOW, "column_covariance", [dict(n=10 * m, m=m) for m in (10, 32, 100, 316)]),
+    Entry(_SLOW, "fft_radix2", _line([2**8, 2**12, 2**16, 2**20])),
+    Entry(_SLOW, "floyd_warshall", _line([50, 100, 300, 600])),
+    Entry(_SLOW, "complex_matmul", _square("n,m,p", [16, 64, 128, 256]), dtype="complex128"),
+    Entry(_SLOW, "cholesky_rows", _line([50, 100, 300, 600])),
+    Entry(_SLOW, "clip_chain", _line(ELEMENTS[1:])),
+    Entry(_SLOW, "crc32_bits", _line([10**3, 10**4, 10**5, 10**6]), dtype="uint8"),
+    Entry(_SLOW, "biquad", _line(ELEMENTS[1:])),
+    Entry(str(COLLECTION / "a13_minmax_filter.py"), "median3x3", [dict(h=s, w=s) for s in (32, 100, 316, 1000)],
+          size_key="h"),
+    Entry(str(COLLECTION / "a13_minmax_filter.py"), "median3x3_sort", [dict(h=s, w=s) for s in (32, 100, 316)],
+          size_key="h"),
+    Entry(str(COLLECTION / "a06_upwind_advection.py"), "upwind_roll", [dict(n=n, steps=100) for n in (100, 10**3, 10**4, 10**5)]),
+    Entry(str(COLLECTION / "b15_convolution_fir.py"), "convolve_same", [dict(n=n, m=15) for n in (10**3, 10**4, 10**5, 10**6)]),
+]
+SUITES = {"full": SUITE, "products": PRODUCTS, "kernel_api": KERNEL_API, "slow_shapes": SLOW_SHAPES}
 
 
 def quick(entries: list) -> list:

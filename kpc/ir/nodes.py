@@ -129,13 +129,15 @@ class BoolOp(Expr):
 
 @dataclass(eq=False)
 class IfExp(Expr):
-    """Conditional expression ``body if test else orelse``."""
+    """Conditional expression ``body if test else orelse``; ``branchless`` (set by ``if-convert``):
+    both values are cheap and safe to compute, so the C++ target selects without a branch."""
 
     test: Expr
     body: Expr
     orelse: Expr
     type: Type = UNKNOWN
     loc: Loc = NOLOC
+    branchless: bool = False
 
 
 @dataclass(eq=False)
@@ -241,7 +243,7 @@ def _prec(expr) -> int:
     if isinstance(expr, BoolOp):
         return _PREC[expr.op]
     if isinstance(expr, IfExp):
-        return _PREC["ifexp"]
+        return _PREC["atom"] if expr.branchless else _PREC["ifexp"]
     if isinstance(expr, Const) and isinstance(expr.value, (int, float)) and expr.value < 0:
         return _PREC["unary"]
     return _PREC["atom"]
@@ -287,6 +289,8 @@ def format_expr(expr) -> str:
     if isinstance(expr, BoolOp):
         p = _PREC[expr.op]
         return f" {expr.op} ".join(_wrap(v, p + 1) for v in expr.values)
+    if isinstance(expr, IfExp) and expr.branchless:
+        return f"select({format_expr(expr.test)}, {format_expr(expr.body)}, {format_expr(expr.orelse)})"
     if isinstance(expr, IfExp):
         return f"{_wrap(expr.body, 1)} if {_wrap(expr.test, 1)} else {_wrap(expr.orelse, 0)}"
     if isinstance(expr, Call):

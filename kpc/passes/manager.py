@@ -30,6 +30,8 @@ PIPELINES = {
         "infer-dispatch",
         "cost-guard",
         "simplify-powers",
+        "if-convert",
+        "hoist-invariants",
         "choose-schedule",
         "choose-teams",
         "choose-host-forms",

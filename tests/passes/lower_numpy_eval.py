@@ -221,7 +221,9 @@ def _expr(e, env):
         return np.dtype(e.to.numpy_name).type(_expr(e.value, env)).item()
     if isinstance(e, n.Index):
         if isinstance(e.base, n.Attribute) and e.base.attr == "shape":
-            return env[e.base.value.id].shape[_expr(e.indices[0], env)]
+            base = e.base.value  # a named array, or a slice of one (`L[j + 1:, :j].shape[0]`)
+            array = env[base.id] if isinstance(base, n.Name) else _expr(base, env)
+            return array.shape[_expr(e.indices[0], env)]
         if isinstance(env.get(getattr(e.base, "id", None)), tuple):
             return env[e.base.id][_expr(e.indices[0], env)]
         _element_index(e, env)

@@ -125,6 +125,26 @@ EXAMPLES = {
             d = r ** 0.5 + r ** -2
             return 4.0 * (sr6 * sr6 - sr6) + d
         """),
+    "if-convert": (ANALYSIS + ["simplify-powers"], {"crc32": "(u1[:],)"}, """
+        @njit
+        def crc32(data):
+            crc = 0xFFFFFFFF
+            for i in range(data.shape[0]):
+                crc ^= data[i]
+                for _ in range(8):
+                    if crc & 1:
+                        crc = (crc >> 1) ^ 0xEDB88320
+                    else:
+                        crc >>= 1
+            return crc ^ 0xFFFFFFFF
+        """),
+    "hoist-invariants": (ANALYSIS + ["simplify-powers"], {"twiddle": "(c16[:, :],)"}, """
+        @njit
+        def twiddle(x):
+            for i in range(x.shape[0]):
+                for j in range(1, x.shape[1]):
+                    x[i, j] = x[i, j - 1] * np.exp(-1j * np.pi * i / x.shape[0])
+        """),
     "choose-placement": (ANALYSIS, {"scale": "(f8[:], f8)"}, """
         @njit(parallel=True)
         def scale(x, s):

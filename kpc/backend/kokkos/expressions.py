@@ -257,6 +257,9 @@ class ExprEmitter:
 
     def _IfExp(self, e) -> str:
         t = self.type_of(e)
+        if e.branchless:
+            return f"kpc::select<{scalar_type(t)}>({self.emit(e.test, BOOL)}, {self.emit(e.body, t)}, " \
+                   f"{self.emit(e.orelse, t)})"
         text = f"{self.operand(e.test, BOOL, '?:', True)} ? {self.operand(e.body, t, '?:', True)} : " \
                f"{self.operand(e.orelse, t, '?:')}"
         return Code.op(text, PREC["?:"])

@@ -307,7 +307,15 @@ void matmul(const A& a, const B& b, const C& out,
   }
   if (out.size() == 0) return;
   if (inner_a == 0) {
-    Kokkos::deep_copy(out, typename C::non_const_value_type(0));
+    // An empty inner extent gives zeros. On the host a plain fill: Kokkos::deep_copy would
+    // open an OpenMP region, whose idle threads then spin beside BLAS's (a Cholesky's first
+    // column calls this once per call: 11 ms instead of 30 us at n = 50 on 2 loaded cores).
+    if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename C::memory_space>::accessible) {
+      auto* data = out.data();
+      for (size_t i = 0; i < out.span(); ++i) data[i] = typename C::non_const_value_type(0);
+    } else {
+      Kokkos::deep_copy(out, typename C::non_const_value_type(0));
+    }
     return;
   }
   if (with_blas<TA, TB>(a, b, out, alpha)) return;

@@ -329,6 +329,15 @@ KOKKOS_INLINE_FUNCTION T ipow(T base, T n) {
   return result;
 }
 
+// `taken if test else otherwise` for two integers already computed (if-convert's selects): bit
+// arithmetic, because GCC compiles `?:` on a data-dependent test into a branch that mispredicts.
+template <class T>
+KOKKOS_INLINE_FUNCTION T select(bool test, T taken, T otherwise) {
+  using U = std::make_unsigned_t<T>;
+  const U mask = U(0) - static_cast<U>(test);
+  return static_cast<T>(static_cast<U>(otherwise) ^ ((static_cast<U>(taken) ^ static_cast<U>(otherwise)) & mask));
+}
+
 // Python's min/max of two values: the first one wins ties.
 template <class T>
 KOKKOS_INLINE_FUNCTION T min(T a, T b) {
