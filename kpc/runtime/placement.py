@@ -73,7 +73,9 @@ class DeviceArraysOnHost:
 
         from .device_arrays import is_cuda_array
 
-        on_host = [cupy.asnumpy(value) if is_cuda_array(value) else value for value in args]
+        # order "A": a Fortran-ordered device array stays Fortran-ordered on the host, as the host
+        # build's specialization for it expects (CuPy's default copies into C order)
+        on_host = [cupy.asnumpy(value, order="A") if is_cuda_array(value) else value for value in args]
         result = self.host(*on_host)
         for position in self.written:
             if is_cuda_array(args[position]):
