@@ -191,9 +191,12 @@ class DecoratorReader:
         if target not in ("cpu", "parallel"):
             raise self.error(decorator, f"unsupported construct 'ufunc target' target={target!r} on '{name}': "
                                         "kpc translates target='cpu' and 'parallel'", "ufunc target")
-        if spec.options.get("writable_args"):
-            raise self.error(decorator, f"unsupported construct 'decorator option' writable_args= of @guvectorize "
-                                        f"on '{name}': kpc passes inputs as broadcast copies", "decorator option")
+        writable = spec.options.get("writable_args")
+        if writable is not None and not (isinstance(writable, (tuple, list)) and all(
+                isinstance(w, (str, int)) and not isinstance(w, bool) for w in writable)):
+            raise self.error(decorator, f"unsupported construct 'decorator option' writable_args={writable!r} of "
+                                        f"@guvectorize on '{name}': expected a tuple of argument names or positions",
+                             "decorator option")
 
     def _check_ufunc(self, decorator, spec: JitSpec, name: str) -> None:
         """``@vectorize``'s options as Numba reads them: ``target`` ``cpu``/``parallel`` (``cuda``

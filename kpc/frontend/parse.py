@@ -138,6 +138,19 @@ def _ufunc_kernels(fdef, spec, scope, kernels: set, path: str, source: str) -> l
     return lowered
 
 
+def _writable_inputs(fdef, layout, writable) -> list:
+    """The positions of the inputs ``writable_args`` names (names or positions, as Numba takes
+    them): the gufunc writes those back into the caller's arrays."""
+    params = [a.arg for a in fdef.args.posonlyargs + fdef.args.args]
+    positions = []
+    for item in writable:
+        position = item if isinstance(item, int) else params.index(item) if item in params else None
+        if position is None or not 0 <= position < layout.nin:
+            raise LayoutError(f"writable_args names {item!r}, which is not an input of '{fdef.name}'")
+        positions.append(position)
+    return sorted(set(positions))
+
+
 def _gufunc_kernels(fdef, function, spec, scope, kernels: set, path: str, source: str) -> list:
     """The ``@guvectorize`` function (a device kernel, ``function``) and its loop kernel
     (``kpc.frontend.gufuncs``), lowered; the layout checked as Numba checks it."""
@@ -154,11 +167,13 @@ def _gufunc_kernels(fdef, function, spec, scope, kernels: set, path: str, source
                 rank = getattr(ty, "ndim", 0)
                 if rank != len(group) and not (rank == 1 and not group):
                     raise LayoutError(f"signature {parsed}: {ty} does not have the rank of ({', '.join(group)})")
+        writable = _writable_inputs(fdef, layout, spec.options.get("writable_args") or ())
     except LayoutError as error:
         raise KpcError.at(spec.loc or function.loc, f"unsupported construct 'gufunc layout' on '{fdef.name}': "
                                                     f"{error}", "gufunc layout", "", source) from None
     function.signatures = []
-    function.options["guvectorize"] = {"layout": layout.as_dict(), "target": spec.options.get("target", "cpu"),
+    function.options["guvectorize"] = {"layout": {**layout.as_dict(), "writable": writable},
+                                       "target": spec.options.get("target", "cpu"),
                                        "loop": GUFUNC_LOOP.format(fdef.name), "loops": [
                                            [[getattr(t, "dtype", t).numpy_name for t in parsed.args[:layout.nin]],
                                             [getattr(t, "dtype", t).numpy_name for t in parsed.args[layout.nin:]]]

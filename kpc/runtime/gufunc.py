@@ -18,6 +18,10 @@ key reshapes, allocates and calls the compiled loop with no loop selection nor b
 A call with a CUDA array (CuPy, or anything with ``__cuda_array_interface__``) does the same on
 CuPy arrays (NumPy arrays beside them copied to the device, NumPy outputs copied back) and
 returns CuPy arrays; a module built ``--space cuda`` runs the loop on them in place.
+
+Inputs named by ``writable_args`` are written back into the caller's arrays where the loop ran on
+a contiguous copy of them (a strided input); one that would need a dtype conversion or a
+broadcast runs Numba's gufunc.
 """
 
 from __future__ import annotations
@@ -38,6 +42,8 @@ class GUFunc(NumbaBacked):
         super().__init__(runtime, name, doc)
         self._loop = loop
         self._inputs, self._outputs = layout["inputs"], layout["outputs"]
+        # inputs the function may write (writable_args): written back where the loop ran on a copy
+        self._writable = tuple(layout.get("writable", ()))
         self.nin, self.nout = len(self._inputs), len(self._outputs)
         self.nargs = self.nin + self.nout
         self._table = LoopTable([(ins, outs[0]) for ins, outs in loops], exact_first=target == "parallel")
@@ -117,6 +123,15 @@ class GUFunc(NumbaBacked):
         for extent in loop_shape:
             count *= extent
         flat = [_flattened(v, loop_shape, len(c), count, xp) for v, c in zip(values, self._inputs)]
+        write_back = []
+        for k in self._writable:
+            original = inputs[k]
+            if not isinstance(original, xp.ndarray):
+                continue  # a number or a list: nothing of the caller's to write into
+            if values[k] is not original or original.shape[:original.ndim - len(self._inputs[k])] != loop_shape:
+                raise _mismatch(xp, f"{self.__name__}: writable input {k} would be converted or broadcast")
+            if not xp.may_share_memory(flat[k], original):
+                write_back.append((original, flat[k]))  # the loop runs on a contiguous copy
         out_dtypes = self._outs[ins]
         results, flat_outs, copies = [], [], []
         for k, core in enumerate(self._outputs):
@@ -132,6 +147,10 @@ class GUFunc(NumbaBacked):
             flat_outs.append(target.reshape((count,) + shape[len(loop_shape):] if core else (count,)))
         if count:
             self._loop(*flat, *flat_outs)
+        for original, copy in write_back:
+            xp.copyto(original, copy.reshape(original.shape))
+        if write_back:
+            key = None  # (a plan passes arrays as they are)
         for given, target in copies:
             xp.copyto(given, target, casting="same_kind")
         for k, host in enumerate(host_outs):  # NumPy outputs beside device inputs get the device's values

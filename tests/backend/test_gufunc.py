@@ -95,3 +95,16 @@ def test_repeated_calls_take_their_plan_and_match_numba(modules):
     assert_same(dropin.scaled(x[:, ::2], 2.0), numba_module.scaled(x[:, ::2], 2.0))   # strided: a copy, no plan
     assert_same(dropin.scaled(x[:, ::2], 2.0), numba_module.scaled(x[:, ::2], 2.0))
     assert len(dropin.scaled._plans) == plan_count
+
+
+@pytest.mark.compile
+def test_writable_args_are_written_back_like_numba(modules):
+    """``writable_args=("x",)``: the function's writes to ``x`` reach the caller's array, whether
+    the loop ran on it in place (C-contiguous rows) or on a contiguous copy (strided, Fortran)."""
+    dropin, numba_module = modules
+    base = rng.random((6, 10))
+    for make in (lambda: base.copy(), lambda: base.copy()[:, ::2], lambda: np.asfortranarray(base)):
+        mine, theirs = make(), make()
+        assert_same(dropin.center_inplace(mine), numba_module.center_inplace(theirs))
+        assert_same(mine, theirs)
+        assert abs(mine.sum(axis=-1)).max() < 1e-12

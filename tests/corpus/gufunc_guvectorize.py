@@ -3,7 +3,8 @@
 Exercises: layouts ``(n),()->(n)`` (a scalar input broadcast over rows), ``(n)->()`` (a
 scalar output written as ``res[0]``), ``(m,n),(n)->(m)`` (a matrix-vector product per
 batch), ``(n),(n)->(n),()`` (two outputs), signatures as strings and as tuples of Numba types,
-``target='parallel'`` and ``'cpu'``, outputs passed as the last arguments (here) and allocated
+``target='parallel'`` and ``'cpu'``, ``writable_args`` (an input centred in place, contiguous or
+strided), outputs passed as the last arguments (here) and allocated
 by the call (``tests/backend/test_gufunc.py``, with broadcasting and ``out=``).
 """
 import numpy as np
@@ -43,6 +44,16 @@ def diff_and_distance(x, y, d, dist):
     dist[0] = np.sqrt(s)
 
 
+@guvectorize(["void(float64[:], float64[:])"], "(n)->()", writable_args=("x",))
+def center_inplace(x, mean):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i]
+    mean[0] = s / x.shape[0]
+    for i in range(x.shape[0]):
+        x[i] -= mean[0]
+
+
 KPC_CASES = {
     "scaled": {
         "args": {"x": ("b", "n"), "a": {"kind": "scalar", "value": 1.5}, "out": ("b", "n")},
@@ -68,5 +79,12 @@ KPC_CASES = {
         "dtypes": ["float64"],
         "sizes": [{"b": 6, "n": 5}],
         "writes": ["d", "dist"],
+    },
+    "center_inplace": {
+        "args": {"x": ("b", "n"), "mean": ("b",)},
+        "dtypes": ["float64"],
+        "sizes": [{"b": 4, "n": 6}, {"b": 30, "n": 9}],
+        "layouts": ["C", "F", "strided"],
+        "writes": ["x", "mean"],
     },
 }
