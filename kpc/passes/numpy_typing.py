@@ -187,9 +187,17 @@ def _same(node, args, kwargs):
 
 
 def _transpose(node, args, kwargs):
-    if len(args) > 1:
-        raise TypingFailure(f"{node.func}() with axes is not supported")
-    return rules.attribute_type(_array(args, 0, node.func), "T")
+    """``a.transpose()``, ``a.transpose(2, 0, 1)``, ``a.transpose((2, 0, 1))``, ``np.transpose(a, axes)``:
+    one integer axis per dimension (a view of layout A, as in Numba)."""
+    base = _array(args, 0, node.func)
+    axes = args[1:] or ([kwargs["axes"]] if "axes" in kwargs else [])
+    if not axes:
+        return rules.attribute_type(base, "T")
+    if len(axes) == 1 and isinstance(axes[0], TupleType):
+        axes = list(axes[0].elements)
+    if len(axes) != base.ndim or not all(isinstance(t, ScalarType) and t.is_int for t in axes):
+        raise TypingFailure(f"{node.func}() of a {base} takes {base.ndim} integer axes")
+    return ArrayType(base.dtype, base.ndim, "A")
 
 
 def _flat(node, args, kwargs):
