@@ -96,6 +96,7 @@ NUMPY_BOUND = {
     "linalg.solve": (("a", None), ("b", None)), "linalg.inv": (("a", None),),
     "linalg.cholesky": (("a", None),), "histogram": (("a", None), ("bins", 10), ("range", None)),
     "cov": (("m", None), ("y", None), ("rowvar", True), ("bias", False), ("ddof", None)),
+    "corrcoef": (("x", None), ("y", None), ("rowvar", True)),
     # Array functions of issue 32; np.convolve's mode is a code of CONVOLVE_MODES.
     "roll": (("a", None), ("shift", None)), "convolve": (("a", None), ("v", None), ("mode", 0)),
     "bincount": (("x", None), ("weights", None), ("minlength", 0)), "diag": (("v", None), ("k", 0)),

@@ -372,8 +372,8 @@ class _FunctionUses:
                 rank = 2 if k == 0 and name in _MATRIX_FIRST and not paired else 1
                 self.array_use(arg, f"passed to {node.func}")
                 self.demands.append((arg, rank, f"{format_expr(arg)} is passed to {node.func}"))
-        if name == "corrcoef":
-            for arg in node.args:
+        if name == "corrcoef" and not (isinstance(node.args[1], n.Const) and node.args[1].value is None):
+            for arg in node.args[1:2]:  # y (x is the first argument of NUMPY_BOUND's)
                 self.array_use(arg, f"passed to {node.func}")
                 self.demands.append((arg, 1, f"{format_expr(arg)} is passed to {node.func}"))
         if name in _MATRIX_NUMPY or (method and name == "dot"):

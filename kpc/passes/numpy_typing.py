@@ -307,14 +307,15 @@ def _percentile(node, args, kwargs):
 
 
 def _corrcoef(node, args, kwargs):
-    """``np.corrcoef(x[, y])`` of real arrays: float64, a scalar for one 1-D ``x`` (Numba divides
-    its 0-d covariance by itself), else the matrix of ``np.cov(x, y)``."""
-    if kwargs or not 1 <= len(args) <= 2:
-        raise TypingFailure("np.corrcoef() takes x and an optional y (kpc: rowvar is not supported)")
-    for t in args:
+    """``np.corrcoef(x, y=None, rowvar=True)`` of real arrays: float64, a scalar for one 1-D ``x``
+    (Numba divides its 0-d covariance by itself), else the matrix of ``np.cov(x, y, rowvar)``."""
+    x, y, rowvar = args
+    for t in (x, y) if y != NONE else (x,):
         if _real_array(t, "np.corrcoef()").ndim > 2:
             raise TypingFailure(f"np.corrcoef() of a {t.ndim}-D array")
-    if len(args) == 1 and args[0].ndim == 1:
+    if not (isinstance(rowvar, ScalarType) and (rowvar.is_bool or rowvar.is_int)):
+        raise TypingFailure(f"np.corrcoef(rowvar=...) takes a boolean, got {rowvar}")
+    if y == NONE and x.ndim == 1:
         return FLOAT64
     return ArrayType(FLOAT64, 2, "C")
 
