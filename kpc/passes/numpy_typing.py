@@ -313,7 +313,7 @@ def _corrcoef(node, args, kwargs):
     for t in (x, y) if y != NONE else (x,):
         if _real_array(t, "np.corrcoef()").ndim > 2:
             raise TypingFailure(f"np.corrcoef() of a {t.ndim}-D array")
-    if not (isinstance(rowvar, ScalarType) and (rowvar.is_bool or rowvar.is_int)):
+    if not (isinstance(rowvar, ScalarType) and not rowvar.is_complex):
         raise TypingFailure(f"np.corrcoef(rowvar=...) takes a boolean, got {rowvar}")
     if y == NONE and x.ndim == 1:
         return FLOAT64

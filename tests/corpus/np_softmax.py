@@ -33,7 +33,7 @@ def logsumexp_rows(x):
 def softmax_heads(s, v, out):
     d = v.shape[1] // s.shape[0]
     for h in prange(s.shape[0]):
-        e = np.exp(s[h] - 1.0)
+        e = np.exp(s[h] - s[h, 0, 0])
         out[:, h * d:(h + 1) * d] = e / e.sum() @ v[:, h * d:(h + 1) * d]
 
 

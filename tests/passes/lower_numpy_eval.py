@@ -40,6 +40,10 @@ class _Break(Exception):
     pass
 
 
+class _Continue(Exception):
+    pass
+
+
 _FUNCTIONS = "@functions"  # the env entry that holds the callable kernels (no IR name starts with @)
 
 
@@ -69,12 +73,16 @@ def _stmt(s, env):
             env[s.var.id] = i
             try:
                 _block(s.body, env)
+            except _Continue:
+                continue
             except _Break:
                 break
     elif isinstance(s, n.While):
         while _expr(s.test, env):
             try:
                 _block(s.body, env)
+            except _Continue:
+                continue
             except _Break:
                 break
     elif isinstance(s, n.If):
@@ -85,6 +93,8 @@ def _stmt(s, env):
         _expr(s.value, env)
     elif isinstance(s, n.Break):
         raise _Break()
+    elif isinstance(s, n.Continue):
+        raise _Continue()
     else:
         raise TypeError(f"cannot run {type(s).__name__}")
 
