@@ -2,7 +2,7 @@
 
 Exercises: `x[x > 0]` and `x[mask]` read into a new 1-D array (Numba: the true elements in
 order; a mask shorter than the array selects from its front) then reduced, scaled or returned;
-`X[labels == c]` of a 2-D `X` (the rows where the mask is true) then read by column; a 4-D
+`X[labels == g]` of a 2-D `X` (the rows where the mask is true) then read by column; a 4-D
 argument rebound to its 2-D reshape (`x = x.reshape(n, -1)`) and a local rebound through two
 ranks (`c = c.reshape(n, -1)` then `c = c.sum(axis=1)`): Numba types each binding on its own,
 and kpc gives the new binding its own name; a dtype object held in a local (`dt = np.float32;
@@ -104,15 +104,17 @@ def filled_both(n):
 
 
 @njit
-def group_medians(X, labels, k):
-    out = np.zeros((k, X.shape[1]))
-    for c in range(k):
-        members = X[labels == c]
-        if members.shape[0] == 0:
+def group_skew(X, labels, k):
+    # per group and column: median minus mean of the rows with that label (NaN for an empty group)
+    skew = np.full((k, X.shape[1]), np.nan)
+    for g in range(k):
+        rows = X[labels == g]
+        if rows.shape[0] < 1:
             continue
-        for j in range(X.shape[1]):
-            out[c, j] = np.median(members[:, j])
-    return out
+        for j in range(rows.shape[1]):
+            column = rows[:, j]
+            skew[g, j] = np.median(column) - column.mean()
+    return skew
 
 
 @njit
@@ -139,7 +141,7 @@ KPC_CASES = {
         "dtypes": ["float64", "float32"],
         "sizes": [{"n": 1}, {"n": 12}, {"n": 200}],
     },
-    "group_medians": {
+    "group_skew": {
         "args": {"X": ("n", "d"), "labels": {"kind": "index", "shape": ("n",), "high": "k"},
                  "k": {"kind": "scalar", "value": "k + 1"}},
         "dtypes": ["float64", "int64"],
