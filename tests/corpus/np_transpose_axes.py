@@ -23,7 +23,7 @@ def regroup_channels(x, groups):
     c, h, w = x.shape
     y = x.reshape(groups, c // groups, h, w)
     y = np.transpose(y, (1, 0, 2, 3))
-    return np.ascontiguousarray(y).reshape(c, h * w)
+    return y.copy().reshape(c, h * w)
 
 
 @njit
