@@ -28,6 +28,7 @@ array are refused.
 from __future__ import annotations
 
 from ...ir import nodes as n
+from ...ir.intrinsics import NUMPY_UFUNCS
 from ...ir.queries import expr_names
 from ...ir.rewrite import replace_names
 from ...ir.types import BOOL, ArrayType
@@ -308,7 +309,8 @@ def shaped_like(value, name: str) -> bool:
         return shaped_like(value.left, name) or shaped_like(value.right, name)
     if isinstance(value, n.UnaryOp):
         return shaped_like(value.operand, name)
-    if isinstance(value, n.Call) and value.kind == "math":
+    if isinstance(value, n.Call) and (value.kind == "math" or value.kind == "numpy" and (
+            short_name(value.func) in NUMPY_UFUNCS or value.func == "np.where")):
         return any(shaped_like(a, name) for a in value.args)
     return False
 
