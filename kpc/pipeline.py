@@ -172,13 +172,13 @@ def load_module(path, signatures=None, strict: bool = False, source: str | None 
 
 def signature_requests(signatures, generic) -> dict:
     """function -> list of argument-type tuples, from ``signatures`` and eager decorator signatures."""
-    from kpc.ir.signature import parse_signature
+    from kpc.ir.signature import parse_named_signature, parse_signature
     from kpc.ir.types import runtime_type
 
     requested: dict = {}
 
     def add(name, text):
-        parsed = parse_signature(text)
+        parsed = parse_signature(text, name) if name else parse_named_signature(text)
         requested.setdefault(parsed.name or name, []).append(tuple(runtime_type(t) for t in parsed.args))
 
     if isinstance(signatures, dict):

@@ -27,6 +27,16 @@ import time
 import warnings
 
 
+# Results that are rounding noise of a value that is 0 exactly, left by Numba's sequential sums,
+# which kpc's parallel reductions (several partial sums) round otherwise: (file, kernel) -> the
+# absolute tolerance the check uses for them, and why (measured on the case's own inputs).
+REASSOCIATION_NOISE = {
+    ("c2_35_bootstrap_jackknife.py", "jackknife_var"): (
+        1e-10, "bias = (n - 1) * (loo.mean() - x.mean()) is 0 exactly (loo.mean() equals x.mean()); at "
+               "n = 1e6 Numba's sequential sums leave 9.1e-12, pairwise sums -5.4e-14, exact sums (and kpc) 0.0"),
+}
+
+
 def check_one(path: str) -> dict:
     """Build ``path``, call its cases through the drop-in module; a JSON-able summary."""
     from kpc.check.runner import check_file, import_path
@@ -48,7 +58,9 @@ def check_one(path: str) -> dict:
         module = import_path(report.output, name=f"kpc_collection_{os.getpid()}_{os.path.basename(path)[:-3]}")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            checked = check_file(path, module, target="kokkos")
+            floors = {kernel: atol for (name, kernel), (atol, _) in REASSOCIATION_NOISE.items()
+                      if name == os.path.basename(path)}
+            checked = check_file(path, module, target="kokkos", atol_floors=floors)
         runtime = getattr(module, "_kpc", None)
         fallbacks = getattr(runtime, "fallbacks", {}) if runtime is not None else {}
     failed = collections.defaultdict(list)
@@ -127,6 +139,12 @@ def markdown(results: list, conditions: dict) -> str:
               f"{totals['errors']}.", "", "## Why kernels run as Numba", ""]
     for (state, why), names in sorted(reasons.items(), key=lambda item: (-len(item[1]), item[0])):
         lines.append(f"- {len(names)} × {state}: {why} — {', '.join(names)}")
+    checked = {r["file"] for r in results}
+    noise = [(name, kernel, atol, why) for (name, kernel), (atol, why) in sorted(REASSOCIATION_NOISE.items())
+             if name in checked]
+    if noise:
+        lines += ["", "## Tolerances the harness widens", ""]
+        lines += [f"- {name[:-3]}.{kernel}: atol {atol:g}: {why}" for name, kernel, atol, why in noise]
     return "\n".join(lines) + "\n"
 
 

@@ -128,11 +128,14 @@ def case_signatures(path, kernels=None) -> list:
 
 
 def check_file(path, target_module, target: str = "target", kernels: Iterable[str] | None = None,
-               select: Callable = default_selection, reference=None, arrays: str = "numpy") -> CheckReport:
+               select: Callable = default_selection, reference=None, arrays: str = "numpy",
+               atol_floors: dict | None = None) -> CheckReport:
     """Compare ``target_module``'s kernels against the Numba reference on every selected variant.
 
     ``arrays="cupy"``: the target is called on CuPy copies of the array arguments (a Cuda-space
     build's device path), and what it writes and returns is compared on the host.
+    ``atol_floors``: kernel -> an absolute tolerance used where the case's is smaller (a caller
+    that knows a result is rounding noise of reassociated sums says so).
     """
     if arrays not in ("numpy", "cupy"):
         raise ValueError(f"arrays must be 'numpy' or 'cupy', not {arrays!r}")
@@ -149,6 +152,8 @@ def check_file(path, target_module, target: str = "target", kernels: Iterable[st
         for variant in select(case):
             inputs = make_inputs(case, variant.dtype, variant.sizes, variant.layout)
             rtol, atol = case.tolerance(variant.dtype)
+            if atol_floors and kernel in atol_floors:
+                atol = max(atol or 0.0, atol_floors[kernel])
             report.runs += 1
             # Both sides raising the same exception type agree (Numba's ZeroDivisionError, NumPy's
             # broadcasting ValueError); a target raising where Numba returned is a failure.

@@ -148,14 +148,14 @@ def _signatures_by_file(files, signatures) -> tuple:
     (one file: all of them, and the frontend names a wrong one)."""
     from kpc.api import load_module
     from kpc.ir.diagnostics import KpcError
-    from kpc.ir.signature import SignatureError, parse_signature
+    from kpc.ir.signature import SignatureError, parse_named_signature
 
     if len(files) == 1 or not signatures:
         return {path: list(signatures) for path in files}, 0
     by_file = {path: [] for path in files}
     for text in signatures:
         try:
-            name = parse_signature(text).name
+            name = parse_named_signature(text).name
         except SignatureError as error:
             print(f"kpc build: error: bad --signature {text!r}: {error}", file=sys.stderr)
             return {}, 1

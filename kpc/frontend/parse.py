@@ -19,7 +19,7 @@ from kpc.ir.module import Module, Rejected
 from kpc.ir import nodes as n
 from kpc.ir.intrinsics import NUMPY_DTYPES
 from kpc.ir.nodes import Call, Loc, walk
-from kpc.ir.signature import Signature, SignatureError, parse_signature
+from kpc.ir.signature import Signature, SignatureError, parse_named_signature, parse_signature
 from kpc.ir.types import UNKNOWN, ArrayType, DTypeType, scalar
 
 from .decorators import DecoratorReader
@@ -216,7 +216,7 @@ def _normalize_signatures(signatures, path: str) -> dict:
             sig = value
         else:
             try:
-                sig = parse_signature(value)
+                sig = parse_signature(value, name) if name else parse_named_signature(value)
             except SignatureError as err:
                 raise KpcError.at(Loc(path, 0, 0), f"bad signature: {err}", "signature",
                                   hint("eager signature")) from None

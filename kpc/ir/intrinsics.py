@@ -96,6 +96,7 @@ NUMPY_BOUND = {
     "linalg.solve": (("a", None), ("b", None)), "linalg.inv": (("a", None),),
     "linalg.cholesky": (("a", None),), "histogram": (("a", None), ("bins", 10), ("range", None)),
     "cov": (("m", None), ("y", None), ("rowvar", True), ("bias", False), ("ddof", None)),
+    "corrcoef": (("x", None), ("y", None), ("rowvar", True)),
     # Array functions of issue 32; np.convolve's mode is a code of CONVOLVE_MODES.
     "roll": (("a", None), ("shift", None)), "convolve": (("a", None), ("v", None), ("mode", 0)),
     "bincount": (("x", None), ("weights", None), ("minlength", 0)), "diag": (("v", None), ("k", 0)),
@@ -127,7 +128,8 @@ ORDER_ROUTINES = {"sort_rows": 1, "argsort": 1}
 ORDER_READERS = frozenset({"median_sorted", "quantile_sorted"})
 # ``value_check(ok, k)``: a run-time check lower-numpy adds where NumPy raises ValueError
 # VALUE_ERRORS[k] (``ok`` false); the Kokkos backend raises it once the kernel returns.
-VALUE_ERRORS = ("'a' cannot be empty", "'v' cannot be empty", "slice step cannot be zero")
+VALUE_ERRORS = ("'a' cannot be empty", "'v' cannot be empty", "slice step cannot be zero",
+                "cannot unpack an array whose length is not the number of names")
 NUMPY_FUNCS = frozenset(NUMPY_UFUNCS) | NUMPY_REDUCTIONS | NUMPY_ALLOCATIONS | NUMPY_LIKE | NUMPY_OTHER \
     | frozenset(NUMPY_BOUND) | NUMPY_ORDER
 

@@ -245,10 +245,14 @@ class _Parser:
         return ArrayType(dtype, ndim, layout, readonly)
 
     # -- signatures
-    def signature(self) -> Signature:
+    def signature(self, function: str | None = None) -> Signature:
+        """``function``: the name a leading identifier is read as even where it also names a type
+        (a kernel called ``b1`` or ``f8``); ``"*"``: any leading identifier that is not a type
+        constructor."""
         name, ret = None, None
         kind, value, _ = self.peek()
-        if kind == "name" and self.peek(1)[1] == "(" and not _is_type_head(value):
+        named = value == function or function == "*" and value not in _CONSTRUCTORS
+        if kind == "name" and self.peek(1)[1] == "(" and (named or not _is_type_head(value)):
             name = value
             self.next()
         elif kind == "op" and value == "(":
@@ -286,6 +290,22 @@ def parse_type(text: str) -> Type:
     return result
 
 
-def parse_signature(text: str) -> Signature:
-    """A Numba signature (``f8(f8[:])``, ``(f8[:],)``) or a named one (``name(f8[:]) -> f8``)."""
-    return _Parser(text).signature()
+def parse_signature(text: str, function: str | None = None) -> Signature:
+    """A Numba signature (``f8(f8[:])``, ``(f8[:],)``) or a named one (``name(f8[:]) -> f8``).
+    A leading ``function(`` names the function ``function`` even where it spells a type too.
+
+    >>> parse_signature("b1(f8)").return_type, parse_signature("b1(f8)", "b1").name
+    (ScalarType(name='bool'), 'b1')
+    """
+    return _Parser(text).signature(function)
+
+
+def parse_named_signature(text: str) -> Signature:
+    """A signature that starts with the function's name (``kpc ir --signature``, the call-time
+    signatures of a drop-in module): ``i4(float64[:])`` is the function ``i4``, not a return type.
+
+    >>> sig = parse_named_signature("i4(float64[:]) -> f8")
+    >>> sig.name, str(sig.return_type)
+    ('i4', 'f64')
+    """
+    return _Parser(text).signature("*")

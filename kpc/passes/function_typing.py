@@ -210,6 +210,11 @@ class FunctionTyping:
                 for element in target.elements:
                     self.store(element, UNKNOWN, stmt)
                 return
+            if isinstance(value, ArrayType):
+                # Numba unpacks an array along its first axis (a ValueError at run time when
+                # its length differs): elements of a 1-D array, rows of a 2-D one.
+                item = rules.index_type(value, [scalar("int64")], [None])
+                value = TupleType((item,) * len(target.elements))
             if not isinstance(value, TupleType) or len(value.elements) != len(target.elements):
                 raise self.error(stmt, f"cannot unpack a {value} into {len(target.elements)} names "
                                        f"in kernel '{self.function.name}'")

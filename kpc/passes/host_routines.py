@@ -34,8 +34,9 @@ from ..ir.queries import expr_names
 from ..ir.types import BOOL, INT64, NONE, ArrayType, TupleType, promote
 
 # Routines chosen elsewhere: for another form of a NumPy function (np.histogram with array
-# bins, np.cov(m, y)), and the matrix product (``numpy_lowering.products``, where the context allows).
-VARIANTS = {"histogram_edges", "cov_xy", "matmul"}
+# bins, np.cov(m, y)), the matrix product (``numpy_lowering.products``, where the context allows)
+# and np.bincount's pair (``numpy_lowering.array_functions``).
+VARIANTS = {"histogram_edges", "cov_xy", "matmul", "bincount_length", "bincount"}
 # The NumPy function -> its routine (the variants are chosen by ``host_routine``).
 ROUTINES = {function: routine for routine, (function, _) in HOST_ROUTINES.items() if routine not in VARIANTS}
 

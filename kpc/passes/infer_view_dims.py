@@ -76,7 +76,7 @@ _ARRAY_FIRST_NUMPY = {"sum", "prod", "min", "max", "amin", "amax", "mean", "std"
                       "linalg.solve", "linalg.inv", "linalg.cholesky", "histogram", "cov", "percentile",
                       "quantile", "corrcoef"}
 # Of those, the ones whose second argument is not an axis (np.percentile(a, 50): q).
-_SECOND_NOT_AXIS = {"reshape", "percentile", "quantile", "corrcoef"}
+_SECOND_NOT_AXIS = {"reshape", "percentile", "quantile", "corrcoef", "transpose"}
 # NumPy functions whose first argument has 2 dimensions at least (np.cov: where kpc translates it).
 _MATRIX_FIRST = {"triu", "tril", "fliplr", "linalg.solve", "linalg.inv", "linalg.cholesky", "cov", "fill_diagonal"}
 _BITWISE = {"&", "|", "^", "<<", ">>"}
@@ -163,6 +163,8 @@ class _FunctionUses:
         # Expressions that must be arrays (operands of np.dot, @, np.outer), with the minimum rank and why.
         self.demands: list = []
         self.updates: list = []
+        # ``a, b = value``: ``value`` is an array, of one more dimension than its names
+        self.unpacks: list = []
         # ``target = base[...]``: related once the names used as arrays are known (``solve``)
         self.views: list = []
 
@@ -287,6 +289,11 @@ class _FunctionUses:
             count = len(target.elements)
             self.set_exact(name, Fact(count, value.loc, f"unpacked as {count} dimensions "
                                                        f"({format_expr(target)} = {name}.shape)"))
+        elif isinstance(target, n.TupleExpr) and not isinstance(value, n.TupleExpr):
+            self.unpacks.append((target, value))
+            for element in target.elements:
+                if isinstance(element, n.Name):
+                    self.sym(element.id).values.append(value)  # an index unpacked from a row: integers
 
     def relate(self, source: str, target: str, delta: int, loc: n.Loc) -> None:
         """rank(source) = rank(target) + delta (``target = source[...]`` or ``target = source``)."""
@@ -298,6 +305,11 @@ class _FunctionUses:
             if isinstance(item, n.Slice):
                 for part in (item.lower, item.upper, item.step):
                     self.integer_use(part, "a slice bound")
+            elif isinstance(item, n.Compare):
+                # a[labels == c]: a parameter compared inside an index is a mask's array
+                for side in (item.left, item.right):
+                    if isinstance(side, n.Name) and side.id in self.params and not self.sym(side.id).integer:
+                        self.set_lower(side.id, Fact(1, item.loc, f"compared into the mask {format_expr(item)}"))
             else:
                 self.integer_use(item, "an index")
         base = node.base
@@ -339,12 +351,24 @@ class _FunctionUses:
         paired = name == "cov" and len(node.args) > 1 and not (
             isinstance(node.args[1], n.Const) and node.args[1].value is None)
         root = _same_rank_root(node.args[0]) if node.args else None
+        if name == "reshape":
+            for extent in node.args[1:]:
+                for part in extent.elements if isinstance(extent, n.TupleExpr) else [extent]:
+                    self.integer_use(part, f"an extent of {node.func}()")
         if (method or name in _ARRAY_FIRST_NUMPY) and isinstance(root, n.Name):
             array = root.id
             axis = node.kwargs.get("axis")
             if axis is None and not method and name not in _SECOND_NOT_AXIS and len(node.args) > 1:
                 axis = node.args[1]
-            if isinstance(axis, n.Const) and isinstance(axis.value, int) and not isinstance(axis.value, bool):
+            axes = []
+            if name == "transpose":
+                axes = node.args[1:] or ([node.kwargs["axes"]] if "axes" in node.kwargs else [])
+            if len(axes) == 1 and isinstance(axes[0], n.TupleExpr):
+                axes = axes[0].elements
+            if axes:
+                why = f"transposed by {len(axes)} axes in {format_expr(node)}"
+                self.set_exact(array, Fact(len(axes), node.loc, why))
+            elif isinstance(axis, n.Const) and isinstance(axis.value, int) and not isinstance(axis.value, bool):
                 k = axis.value
                 rank = k + 1 if k >= 0 else -k
                 self.set_lower(array, Fact(rank, node.loc, f"reduced along axis {k} in {format_expr(node)}"))
@@ -374,8 +398,8 @@ class _FunctionUses:
                 rank = 2 if k == 0 and name in _MATRIX_FIRST and not paired else 1
                 self.array_use(arg, f"passed to {node.func}")
                 self.demands.append((arg, rank, f"{format_expr(arg)} is passed to {node.func}"))
-        if name == "corrcoef":
-            for arg in node.args:
+        if name == "corrcoef" and not (isinstance(node.args[1], n.Const) and node.args[1].value is None):
+            for arg in node.args[1:2]:  # y (x is the first argument of NUMPY_BOUND's)
                 self.array_use(arg, f"passed to {node.func}")
                 self.demands.append((arg, 1, f"{format_expr(arg)} is passed to {node.func}"))
         if name in _MATRIX_NUMPY or (method and name == "dot"):
@@ -538,6 +562,11 @@ class _FunctionUses:
         changed = False
         for expr, rank, reason in self.demands:
             changed |= self.demand(expr, rank, reason)
+        for target, value in self.unpacks:
+            if isinstance(value, n.Call) and value.kind != "numpy":
+                continue  # a kernel's tuple
+            rank = 1 + max((self.known_rank(e) or 0 for e in target.elements), default=0)
+            changed |= self.demand(value, rank, f"{format_expr(value)} is unpacked into {format_expr(target)}")
         for update in self.updates:
             rank = self.known_rank(update.value)
             if rank is not None:

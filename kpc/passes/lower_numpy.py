@@ -72,6 +72,8 @@ What the emitters get after this pass (``array_level_nodes`` is empty), in full:
   ``np.bincount`` the host routines ``bincount_length`` then ``bincount``. A slice step held
   in a variable reads ``first + i * step`` after Python's slice rules computed into locals;
   ``value_check(ok, k)`` builtins raise NumPy's ValueErrors (``ir.intrinsics.VALUE_ERRORS``).
+- **Unpacking** (``unpacking``): ``ax, ay = line[i]`` is a length check ``value_check`` and
+  one read per name (elements of a 1-D array, rows of a 2-D one).
 - **Rebinding**: ``x = x * 2`` computes into ``tmp<k>`` then rebinds ``x = tmp<k>``.
 - A ``while`` test that needs a reduction becomes ``while True:`` with the reduction
   loops, ``if not test: break``, then the body.
@@ -230,4 +232,7 @@ def array_level_nodes(function: n.Function) -> list:
         elif isinstance(node, n.Index) and any(isinstance(getattr(e, "type", None), ArrayType)
                                                for e in node.indices):
             left.append(node)
+        elif isinstance(node, n.Assign) and isinstance(node.target, n.TupleExpr) \
+                and isinstance(node.value.type, ArrayType):
+            left.append(node)  # an array unpacked into names
     return left

@@ -421,8 +421,11 @@ def index_type(base: Type, indices: list, const_values: list) -> Type:
     n_none = kinds.count("none")
     if array_index is not None:
         if array_index.dtype.is_bool:
+            if len(real) == 1 and array_index.ndim == 1 and base.ndim > 1:
+                return ArrayType(base.dtype, base.ndim, "C")  # x[rows]: the rows where the mask is true
             if array_index.ndim != base.ndim or len(real) != 1:
-                raise TypingFailure("a boolean mask must have the array's rank and be its only index")
+                raise TypingFailure("a boolean mask must have the array's rank, or select rows, and be its only "
+                                    "index")
             return ArrayType(base.dtype, 1, "C")
         ndim = base.ndim - n_int - 1 + array_index.ndim + n_none
         return ArrayType(base.dtype, ndim, "C") if ndim else base.dtype

@@ -187,9 +187,17 @@ def _same(node, args, kwargs):
 
 
 def _transpose(node, args, kwargs):
-    if len(args) > 1:
-        raise TypingFailure(f"{node.func}() with axes is not supported")
-    return rules.attribute_type(_array(args, 0, node.func), "T")
+    """``a.transpose()``, ``a.transpose(2, 0, 1)``, ``a.transpose((2, 0, 1))``, ``np.transpose(a, axes)``:
+    one integer axis per dimension (a view of layout A, as in Numba)."""
+    base = _array(args, 0, node.func)
+    axes = args[1:] or ([kwargs["axes"]] if "axes" in kwargs else [])
+    if not axes:
+        return rules.attribute_type(base, "T")
+    if len(axes) == 1 and isinstance(axes[0], TupleType):
+        axes = list(axes[0].elements)
+    if len(axes) != base.ndim or not all(isinstance(t, ScalarType) and t.is_int for t in axes):
+        raise TypingFailure(f"{node.func}() of a {base} takes {base.ndim} integer axes")
+    return ArrayType(base.dtype, base.ndim, "A")
 
 
 def _flat(node, args, kwargs):
@@ -299,14 +307,15 @@ def _percentile(node, args, kwargs):
 
 
 def _corrcoef(node, args, kwargs):
-    """``np.corrcoef(x[, y])`` of real arrays: float64, a scalar for one 1-D ``x`` (Numba divides
-    its 0-d covariance by itself), else the matrix of ``np.cov(x, y)``."""
-    if kwargs or not 1 <= len(args) <= 2:
-        raise TypingFailure("np.corrcoef() takes x and an optional y (kpc: rowvar is not supported)")
-    for t in args:
+    """``np.corrcoef(x, y=None, rowvar=True)`` of real arrays: float64, a scalar for one 1-D ``x``
+    (Numba divides its 0-d covariance by itself), else the matrix of ``np.cov(x, y, rowvar)``."""
+    x, y, rowvar = args
+    for t in (x, y) if y != NONE else (x,):
         if _real_array(t, "np.corrcoef()").ndim > 2:
             raise TypingFailure(f"np.corrcoef() of a {t.ndim}-D array")
-    if len(args) == 1 and args[0].ndim == 1:
+    if not (isinstance(rowvar, ScalarType) and not rowvar.is_complex):
+        raise TypingFailure(f"np.corrcoef(rowvar=...) takes a boolean, got {rowvar}")
+    if y == NONE and x.ndim == 1:
         return FLOAT64
     return ArrayType(FLOAT64, 2, "C")
 

@@ -4,13 +4,14 @@ slice step held in a variable.
 
 Exercises: rolling by positive, negative and oversized shifts (1-D and 2-D, which rolls the
 flattened array), a periodic upwind step written with np.roll, np.convolve in its three modes
-with the longer operand first or second, bincount with and without weights and minlength, the
+with the longer operand first or second, bincount with and without weights and minlength (also
+bound to a name and read in a `prange`), the
 indices of nonzero elements of 1-D and 2-D arrays, np.diag both ways with offsets, filling a
 diagonal with a number, with an array of values and wrapped, an integral image from two
 cumulative sums, and `a[::k]` with `k` an argument.
 """
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 
 @njit
@@ -58,6 +59,15 @@ def count_labels(labels):
 @njit
 def count_labels_min(labels, k):
     return np.bincount(labels, minlength=k)
+
+
+@njit(parallel=True)
+def share_of_label(labels, k):
+    sizes = np.bincount(labels, minlength=k)
+    share = np.empty(labels.shape[0])
+    for i in prange(labels.shape[0]):
+        share[i] = 1.0 / sizes[labels[i]]
+    return share, sizes.max()
 
 
 @njit
@@ -216,6 +226,11 @@ KPC_CASES = {
                  "k": {"kind": "scalar", "value": "k + n % 3"}},
         "dtypes": ["int64"],
         "sizes": [{"n": 0, "k": 3}, {"n": 500, "k": 10}],
+    },
+    "share_of_label": {
+        "args": {"labels": {"kind": "index", "shape": ("n",), "high": "k"}, "k": {"kind": "scalar", "value": "k"}},
+        "dtypes": ["int64"],
+        "sizes": [{"n": 1, "k": 1}, {"n": 500, "k": 10}],
     },
     "weighted_counts": {
         "args": {"labels": {"kind": "index", "shape": ("n",), "high": "k"}, "weights": ("n",)},

@@ -9,7 +9,7 @@ tests/backend/test_order_routines.py);
 integers: the middle pair's mean); `np.percentile` / `np.quantile` with one q and an array of
 q, of integer data, inside an expression and on data holding NaNs (q outside its range, Numba's
 ValueError, is checked in tests/backend/test_order_routines.py); `np.corrcoef` of a matrix, of two 1-D arrays and of one 1-D array (a scalar
-in Numba); `np.histogram(x, nbins)[0]` read inside an expression.
+in Numba), with variables in columns (`rowvar=False`, written or passed); `np.histogram(x, nbins)[0]` read inside an expression.
 """
 import numpy as np
 from numba import njit, prange
@@ -127,6 +127,12 @@ def correlation_pair(x, y):
 
 
 @njit
+def column_correlations(X, Y, rowvar):
+    return (np.corrcoef(X, rowvar=False), np.corrcoef(X, Y, rowvar=False), np.corrcoef(X, y=Y, rowvar=rowvar),
+            np.corrcoef(X.T, None, True))
+
+
+@njit
 def histogram_peak(x, nbins):
     return np.histogram(x, nbins)[0].max(), np.histogram(x, nbins)[1][1]
 
@@ -237,6 +243,13 @@ KPC_CASES = {
         "dtypes": ["float64", "float32"],
         "sizes": [{"k": 2}, {"k": 60}],
         "layouts": ["C", "strided"],
+        "rtol": 1e-10,
+        "atol": 1e-12,
+    },
+    "column_correlations": {
+        "args": {"X": ("n", "d"), "Y": ("n", "e"), "rowvar": {"kind": "scalar", "value": 0}},
+        "sizes": [{"n": 2, "d": 2, "e": 2}, {"n": 9, "d": 3, "e": 2}, {"n": 40, "d": 5, "e": 4}],
+        "layouts": ["C", "F"],
         "rtol": 1e-10,
         "atol": 1e-12,
     },

@@ -1,13 +1,14 @@
 """Boolean-mask reads, names rebound to another rank, dtypes as values, nested tuple targets.
 
 Exercises: `x[x > 0]` and `x[mask]` read into a new 1-D array (Numba: the true elements in
-order; a mask shorter than the array selects from its front) then reduced, scaled or
-returned; a 4-D argument rebound to its 2-D reshape (`x = x.reshape(n, -1)`) and a local
-rebound through two ranks (`c = c.reshape(n, -1)` then `c = c.sum(axis=1)`): Numba types each
-binding on its own, and kpc gives the new binding its own name; a dtype object held in a
-local (`dt = np.float32; np.zeros(n, dt)`); nested tuple targets (`(a, b), c = (1, 2), 3`,
-`for i, (u, v) in enumerate(zip(x, y))`). These kernels used to stay Numba ("boolean mask
-read", "parameter 'x' ... is assigned a f64[:, :]").
+order; a mask shorter than the array selects from its front) then reduced, scaled or returned;
+`X[labels == g]` of a 2-D `X` (the rows where the mask is true) then read by column; a 4-D
+argument rebound to its 2-D reshape (`x = x.reshape(n, -1)`) and a local rebound through two
+ranks (`c = c.reshape(n, -1)` then `c = c.sum(axis=1)`): Numba types each binding on its own,
+and kpc gives the new binding its own name; a dtype object held in a local (`dt = np.float32;
+np.zeros(n, dt)`); nested tuple targets (`(a, b), c = (1, 2), 3`, `for i, (u, v) in
+enumerate(zip(x, y))`). These kernels used to stay Numba ("boolean mask read", "parameter 'x'
+... is assigned a f64[:, :]").
 """
 import numpy as np
 from numba import njit
@@ -102,6 +103,26 @@ def filled_both(n):
     return a.sum() + b.sum() + c.sum(), a[n - 1], c[n // 2]
 
 
+@njit
+def group_skew(X, labels, k):
+    # per group and column: median minus mean of the rows with that label (NaN for an empty group)
+    skew = np.full((k, X.shape[1]), np.nan)
+    for g in range(k):
+        rows = X[labels == g]
+        if rows.shape[0] < 1:
+            continue
+        for j in range(rows.shape[1]):
+            column = rows[:, j]
+            skew[g, j] = np.median(column) - column.mean()
+    return skew
+
+
+@njit
+def front_rows(X, m):
+    picked = X[m]
+    return picked.sum(axis=0), picked.shape[0]
+
+
 KPC_CASES = {
     "positives_sum": {
         "args": {"x": ("n",)},
@@ -119,6 +140,19 @@ KPC_CASES = {
         "args": {"x": ("n",), "lo": {"kind": "scalar", "value": 0.5}},
         "dtypes": ["float64", "float32"],
         "sizes": [{"n": 1}, {"n": 12}, {"n": 200}],
+    },
+    "group_skew": {
+        "args": {"X": ("n", "d"), "labels": {"kind": "index", "shape": ("n",), "high": "k"},
+                 "k": {"kind": "scalar", "value": "k + 1"}},
+        "dtypes": ["float64", "int64"],
+        "sizes": [{"n": 1, "d": 1, "k": 2}, {"n": 40, "d": 3, "k": 4}],
+        "layouts": ["C", "F"],
+    },
+    "front_rows": {
+        "args": {"X": ("n", "d"), "m": {"kind": "array", "shape": ("n",), "dtype": "bool"}},
+        "dtypes": ["float64", "int32"],
+        "sizes": [{"n": 1, "d": 2}, {"n": 30, "d": 3}],
+        "layouts": ["C", "F"],
     },
     "mask_param": {
         "args": {"x": ("n",), "m": {"kind": "array", "shape": ("n",), "dtype": "bool"}},

@@ -7,7 +7,7 @@ import doctest
 import pytest
 
 import kpc.ir.signature as signature_module
-from kpc.ir.signature import SignatureError, parse_signature, parse_type
+from kpc.ir.signature import SignatureError, parse_named_signature, parse_signature, parse_type
 from kpc.ir.types import (BOOL, COMPLEX128, FLOAT32, FLOAT64, INT8, INT32, INT64, NONE, UINT8, UINT64,
                           ArrayType, TupleType)
 
@@ -69,3 +69,19 @@ def test_errors_say_where(text, message):
 def test_module_docstring_example():
     result = doctest.testmod(signature_module)
     assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize("name", ["b1", "i4", "f8", "float64", "void", "int"])
+def test_a_function_named_like_a_type_is_named_by_its_signature(name):
+    named = parse_named_signature(f"{name}(float64, int64[:])")
+    assert (named.name, named.args, named.return_type) == (name, (FLOAT64, ArrayType(INT64, 1)), None)
+    given = parse_signature(f"{name}(float64, int64[:])", name)
+    assert (given.name, given.args, given.return_type) == (name, (FLOAT64, ArrayType(INT64, 1)), None)
+    # Numba's grammar: without the function's name, a leading type is the return type.
+    assert parse_signature(f"{name}(float64)").name is None
+
+
+def test_a_named_signature_keeps_numbas_forms():
+    assert parse_named_signature("(f8[:],)").name is None
+    assert parse_named_signature("f(f8) -> b1").return_type == BOOL
+    assert parse_signature("b1(f8)", "other").return_type == BOOL

@@ -42,6 +42,10 @@ class _Break(Exception):
     pass
 
 
+class _Continue(Exception):
+    pass
+
+
 _FUNCTIONS = "@functions"  # the env entry that holds the callable kernels (no IR name starts with @)
 
 
@@ -71,12 +75,16 @@ def _stmt(s, env):
             env[s.var.id] = i
             try:
                 _block(s.body, env)
+            except _Continue:
+                continue
             except _Break:
                 break
     elif isinstance(s, n.While):
         while _expr(s.test, env):
             try:
                 _block(s.body, env)
+            except _Continue:
+                continue
             except _Break:
                 break
     elif isinstance(s, n.If):
@@ -89,6 +97,8 @@ def _stmt(s, env):
         raise _Break()
     elif isinstance(s, n.Raise):
         raise getattr(builtins, s.exception)(*([s.message] if s.has_message else []))
+    elif isinstance(s, n.Continue):
+        raise _Continue()
     else:
         raise TypeError(f"cannot run {type(s).__name__}")
 

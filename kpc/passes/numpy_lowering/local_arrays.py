@@ -28,6 +28,7 @@ array are refused.
 from __future__ import annotations
 
 from ...ir import nodes as n
+from ...ir.intrinsics import NUMPY_UFUNCS
 from ...ir.queries import expr_names
 from ...ir.rewrite import replace_names
 from ...ir.types import BOOL, ArrayType
@@ -252,9 +253,11 @@ def store_through_destination(function: n.Function) -> None:
     twice, as the sum and as the store. When the next statement stores into an array
     slot of the same dtype and rank, and neither statement reads that array otherwise,
     the pair becomes ``out[i] = np.exp(x[i] - m); out[i] = out[i] / out[i].sum()``:
-    one ``exp`` per element, no temporary, the values NumPy computes. The shapes of ``e`` and
-    ``out[i]`` are assumed equal (not checked at run time: an ``e`` of extent 1 would be
-    stretched by the first store before ``e.sum()`` reads it).
+    one ``exp`` per element, no temporary, the values NumPy computes. The stored value must
+    combine ``e`` element by element (``out[i] = e / e.sum() @ w`` has the shape of the
+    product, not of ``e``, and keeps ``e``); the shapes of ``e`` and ``out[i]`` are then
+    assumed equal (not checked at run time: an ``e`` of extent 1 would be stretched by the
+    first store before ``e.sum()`` reads it).
     """
     counts = assignment_counts(function)
     references: dict = {}
@@ -280,7 +283,7 @@ def store_through_destination(function: n.Function) -> None:
                 continue
             kind, dest = s.value.type, t.target.type
             if (kind.ndim, kind.dtype) != (dest.ndim, dest.dtype) or count_reads(t, name) < 2 \
-                    or count_reads(t, name) != references.get(name, 0) - 1:
+                    or count_reads(t, name) != references.get(name, 0) - 1 or not shaped_like(t.value, name):
                 continue
             base = view_base_name(t.target)
             index_names = expr_names(t.target.indices)
@@ -295,6 +298,21 @@ def store_through_destination(function: n.Function) -> None:
             references[name] = 0
 
     visit(function.body, False)
+
+
+def shaped_like(value, name: str) -> bool:
+    """``value`` reads array ``name`` through element-wise operations only, from the top (so it
+    has the shape of ``name``, up to broadcasting): ``e / e.sum()`` does, ``e / e.sum() @ w`` does not."""
+    if isinstance(value, n.Name):
+        return value.id == name
+    if isinstance(value, n.BinOp) and value.op != "@" or isinstance(value, n.Compare):
+        return shaped_like(value.left, name) or shaped_like(value.right, name)
+    if isinstance(value, n.UnaryOp):
+        return shaped_like(value.operand, name)
+    if isinstance(value, n.Call) and (value.kind == "math" or value.kind == "numpy" and (
+            short_name(value.func) in NUMPY_UFUNCS or value.func == "np.where")):
+        return any(shaped_like(a, name) for a in value.args)
+    return False
 
 
 def nested_blocks(s):

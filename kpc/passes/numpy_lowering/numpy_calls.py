@@ -73,12 +73,14 @@ class NumpyCalls:
         if name == "astype":
             return self.elementwise([call.args[0]], dtype, pre, lambda a: b.cast(a, dtype), hint)
         if name == "transpose":
-            axes = self.arg(call, 1, "axes")
+            axes = call.args[1:] or ([call.kwargs["axes"]] if "axes" in call.kwargs else [])
             perm = None
-            if axes is not None:
-                perm = [const_int(e) for e in getattr(axes, "elements", [])]
-                if not perm or None in perm:
-                    self.fail(f"`{call}` with non-constant axes", call)
+            if axes:
+                rank = call.type.ndim
+                perm = [const_int(e) for e in getattr(axes[0], "elements", axes)]
+                if None in perm or sorted(p % rank for p in perm) != list(range(rank)):
+                    self.fail(f"`{call}` with axes that are not constant or not a permutation", call)
+                perm = [p % rank for p in perm]
             return self.transpose(self.array(self.subject(call), pre), perm)
         if name == "reshape":
             return self.reshape(call, pre)

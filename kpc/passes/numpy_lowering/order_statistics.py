@@ -120,11 +120,12 @@ class OrderStatistics:
         q = self.b.cast(self.scalar(call.args[1], pre), FLOAT64)
         return self.routine("quantile_sorted", [data, q, n.Const(QUANTILE_SCALE[name], FLOAT64, self.loc)], FLOAT64)
 
-    def covariance(self, x, y, pre: list) -> n.Name:
-        """``np.cov(x, y)`` (``y`` None: of ``x`` alone) by its host routine, into a temporary."""
+    def covariance(self, x, y, pre: list, rowvar=None) -> n.Name:
+        """``np.cov(x, y, rowvar)`` (``y`` None: of ``x`` alone) by its host routine, into a temporary."""
         loc = self.loc
         none = n.Const(None, NONE, loc)
-        args = [x, y if y is not None else none, n.Const(True, BOOL, loc), n.Const(False, BOOL, loc), none]
+        rowvar = rowvar if rowvar is not None else n.Const(True, BOOL, loc)
+        args = [x, y if y is not None else none, rowvar, n.Const(False, BOOL, loc), none]
         call = n.Call("np.cov", args, "numpy", {}, ArrayType(FLOAT64, 2, "C"), loc)
         ((matrix, _),) = host_routine(self, call, pre)
         return matrix
@@ -134,7 +135,8 @@ class OrderStatistics:
         standard deviations, for each i in turn, and clips to [-1, 1]; element (i, j) is divided
         by the deviation of the later index first."""
         b = self.b
-        c = self.covariance(call.args[0], call.args[1] if len(call.args) > 1 else None, pre)
+        x, y, rowvar = call.args
+        c = self.covariance(x, None if isinstance(y, n.Const) and y.value is None else y, pre, rowvar)
 
         def element(idx, body):
             i, j = idx
@@ -163,6 +165,10 @@ class OrderStatistics:
         """``np.corrcoef(x)`` of one 1-D ``x``: Numba's 0-d covariance divided by itself, 1.0 for
         a finite non-zero variance, else NaN (0 / 0, inf / inf, NaN)."""
         b = self.b
+        rowvar = call.args[2]
+        if not (isinstance(rowvar, n.Const) and rowvar.value):
+            # Numba 0.68 returns NaN for np.corrcoef(x, rowvar=False) of a 1-D x (NumPy: 1.0).
+            self.fail(f"`{call}` of a 1-D array with rowvar not written as True", call)
         x = self.array_operand(call.args[0], pre)
         c = self.covariance(x, clone(x), pre)
         variance = n.Index(c, [b.int(0), b.int(0)], FLOAT64, self.loc)

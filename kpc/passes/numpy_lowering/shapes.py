@@ -49,7 +49,7 @@ class Shapes:
                 shape.append(extent)
             elif isinstance(getattr(entry, "type", None), ArrayType):
                 if entry.type.dtype.is_bool:
-                    if len(entries) != 1 or base.ndim != 1 or entry.type.ndim != 1:
+                    if len(entries) != 1 or entry.type.ndim != 1:
                         self.fail(f"boolean mask read `{node}` of more than one dimension (Numba "
                                   "compiles 1-D masks only)", node)
                     return self.mask_read(base, self.array(entry, pre), pre)
@@ -89,8 +89,9 @@ class Shapes:
         return ArrayValue(shape, element, base.dtype, base.costly)
 
     def mask_read(self, base: ArrayValue, mask: ArrayValue, pre: list) -> ArrayValue:
-        """``x[mask]`` (1-D): count the true elements, allocate, copy them in order. As in
-        Numba, the mask's length is the loop's: a shorter mask selects from the front of ``x``."""
+        """``x[mask]`` (a 1-D mask): count the true elements, allocate, copy them (the rows of a
+        2-D ``x``) in order. As in Numba, the mask's length is the loop's: a shorter mask selects
+        from the front of ``x``."""
         count = self.b.name(self.namer.fresh("count", INT64), INT64)
         pre.append(n.Assign(clone(count), self.b.int(0), self.loc))
 
@@ -100,22 +101,29 @@ class Shapes:
             return body + [n.If(test, [n.AugAssign(clone(count), "+", self.b.int(1), loc=self.loc)], loc=self.loc)]
 
         pre.extend(self.loop_nest([clone(mask.shape[0])], count_true))
-        kept = ArrayType(base.dtype, 1, "C")
+        kept = ArrayType(base.dtype, base.ndim, "C")
+        shape = [clone(count)] + [clone(e) for e in base.shape[1:]]
         out = self.b.name(self.namer.fresh("picked", kept), kept)
-        pre.append(n.Assign(clone(out), self.allocation([clone(count)], base.dtype), self.loc))
+        pre.append(n.Assign(clone(out), self.allocation(shape, base.dtype), self.loc))
         slot = self.b.name(self.namer.fresh("k", INT64), INT64)
         pre.append(n.Assign(clone(slot), self.b.int(0), self.loc))
 
         def copy_true(idx):
             body: list = []
             test = mask.element(idx, body)
-            store = n.Index(clone(out), [clone(slot)], base.dtype, self.loc)
-            taken = [n.Assign(store, self.b.cast(base.element(idx, body), base.dtype), self.loc),
-                     n.AugAssign(clone(slot), "+", self.b.int(1), loc=self.loc)]
+
+            def copy_row(rest):
+                row: list = []
+                value = self.b.cast(base.element(idx + rest, row), base.dtype)
+                store = n.Index(clone(out), [clone(slot)] + [clone(j) for j in rest], base.dtype, self.loc)
+                return row + [n.Assign(store, value, self.loc)]
+
+            taken = self.loop_nest(base.shape[1:], copy_row) + [n.AugAssign(clone(slot), "+", self.b.int(1),
+                                                                            loc=self.loc)]
             return body + [n.If(test, taken, loc=self.loc)]
 
         pre.extend(self.loop_nest([clone(mask.shape[0])], copy_true))
-        return self.read_back(out, [clone(count)])
+        return self.read_back(out, shape)
 
     def slice_dim(self, sl: n.Slice, extent, pre: list):
         """(extent, first index, step) of ``lower:upper:step`` over a dimension of ``extent``."""

@@ -37,6 +37,7 @@ from .local_arrays import (inlined_arrays, is_array_target, is_mask, is_view_lik
                            real_arrays_as_their_real_part, refuse_writes_through_parts, store_through_destination,
                            written_or_passed)
 from .loop_invariants import hoist_broadcast_checks, hoist_temporaries, unswitch_broadcast_strides
+from .unpacking import unpack_arrays
 from .values import ArrayValue, Builder, Namer, clone, const_int
 
 
@@ -59,6 +60,7 @@ class FunctionLowering:
     def __init__(self, function: n.Function, products: bool = False):
         self.function = function
         self.products = products
+        unpack_arrays(function)
         real_arrays_as_their_real_part(function)
         refuse_writes_through_parts(function)
         store_through_destination(function)
