@@ -55,7 +55,8 @@ def parse_module(source: str, path: str = "<string>", signatures=None, strict: b
     kernels = {d.name for d in defs if any(reader.numba_decorator(x) for x in d.decorator_list)}
     stencils = {d.name for d in defs if any(reader.numba_decorator(x) == "stencil" for x in d.decorator_list)}
     gufuncs = {d.name for d in defs if any(reader.numba_decorator(x) == "guvectorize" for x in d.decorator_list)}
-    if stencils or gufuncs:
+    ufuncs = {d.name for d in defs if any(reader.numba_decorator(x) == "vectorize" for x in d.decorator_list)}
+    if stencils or gufuncs or ufuncs:
         scope.aliases.update(STENCIL_SCOPE_NAMES)
         kernels |= {GUFUNC_LOOP.format(g) for g in gufuncs}
     if stencils:

@@ -6,14 +6,25 @@ element by element over the broadcast operands, as a ufunc called inside a kerne
 writes two kernels that call it over whole arrays: ``_kpc_ufunc_into_f(x, y, out)``
 (``out[:] = f(x, y)``, the ufunc with ``out=`` or with the result allocated by the caller
 in the loop's dtype) and ``_kpc_ufunc_f(x, y)`` (``return f(x, y)``, a new loop typed at the
-call, Numba's ``DUFunc``). ``parallel=True`` for ``target='parallel'``; ``target='cpu'``
+call, Numba's ``DUFunc``); a ufunc of two inputs also gets ``_kpc_ufunc_reduce_f(x, out)``
+(``ufunc.reduce``: ``x`` seen as ``(outer, n, inner)``, each ``out[i, k]`` folded from
+``x[i, 0, k]`` in order along ``n``, the ``(i, k)`` in parallel). ``parallel=True`` for ``target='parallel'``; ``target='cpu'``
 runs serially (``options["serial"]``). The runtime's ``kpc.runtime.ufunc.UFunc`` picks the
 loop and calls them.
 
 >>> import ast
 >>> fdef = ast.parse("@vectorize(['f8(f8, f8)'], target='parallel')\\ndef f(x, y):\\n    return x + y").body[0]
->>> [ast.unparse(d) for d in array_kernels(fdef)]
+>>> [ast.unparse(d) for d in array_kernels(fdef)][:2]
 ['def _kpc_ufunc_into_f(x, y, out):\\n    out[:] = f(x, y)', 'def _kpc_ufunc_f(x, y):\\n    return f(x, y)']
+>>> print(ast.unparse(array_kernels(fdef)[2]))
+def _kpc_ufunc_reduce_f(x, out):
+    for _kpc_t in _kpc_prange(x.shape[0] * x.shape[2]):
+        _kpc_i = _kpc_t // x.shape[2]
+        _kpc_k = _kpc_t % x.shape[2]
+        _kpc_acc = x[_kpc_i, 0, _kpc_k]
+        for _kpc_j in range(1, x.shape[1]):
+            _kpc_acc = f(_kpc_acc, x[_kpc_i, _kpc_j, _kpc_k])
+        out[_kpc_i, _kpc_k] = _kpc_acc
 """
 
 from __future__ import annotations
@@ -22,6 +33,7 @@ import ast
 
 INTO = "_kpc_ufunc_into_{}"
 NEW = "_kpc_ufunc_{}"
+REDUCE = "_kpc_ufunc_reduce_{}"
 
 
 def into_name(name: str) -> str:
@@ -34,8 +46,13 @@ def new_name(name: str) -> str:
     return NEW.format(name)
 
 
+def reduce_name(name: str) -> str:
+    """The kernel of ``name``'s ``ufunc.reduce`` over a ``(outer, n, inner)`` array."""
+    return REDUCE.format(name)
+
+
 def array_kernels(fdef) -> list:
-    """The ``def``s of the two array kernels of the ``@vectorize`` function ``fdef``, located at
+    """The ``def``s of the array kernels of the ``@vectorize`` function ``fdef``, located at
     its decorator (so that a diagnostic about them points at the ``@vectorize`` line)."""
     params = [a.arg for a in fdef.args.posonlyargs + fdef.args.args]
     out = "out"
@@ -44,6 +61,15 @@ def array_kernels(fdef) -> list:
     args = ", ".join(params)
     text = (f"def {into_name(fdef.name)}({args}, {out}):\n    {out}[:] = {fdef.name}({args})\n"
             f"def {new_name(fdef.name)}({args}):\n    return {fdef.name}({args})\n")
+    if len(params) == 2:
+        text += (f"def {reduce_name(fdef.name)}(x, out):\n"
+                 "    for _kpc_t in _kpc_prange(x.shape[0] * x.shape[2]):\n"
+                 "        _kpc_i = _kpc_t // x.shape[2]\n"
+                 "        _kpc_k = _kpc_t % x.shape[2]\n"
+                 "        _kpc_acc = x[_kpc_i, 0, _kpc_k]\n"
+                 "        for _kpc_j in range(1, x.shape[1]):\n"
+                 f"            _kpc_acc = {fdef.name}(_kpc_acc, x[_kpc_i, _kpc_j, _kpc_k])\n"
+                 "        out[_kpc_i, _kpc_k] = _kpc_acc\n")
     anchor = fdef.decorator_list[0] if fdef.decorator_list else fdef
     defs = ast.parse(text).body
     for d in defs:

@@ -8,8 +8,9 @@ cast to that loop's types and the result has its output type. Without signatures
 ``DUFunc``) a call whose types no loop so far takes adds a loop of exactly those types,
 its output type typed by kpc. Arrays broadcast; ``out=`` (an array or a 1-tuple) is written
 and returned, cast as NumPy casts (``same_kind``); scalars give a NumPy scalar. What kpc does
-not run itself (other keywords such as ``where=`` or ``dtype=``, ``reduce``, ``accumulate``,
-``outer``, ``at``, inputs NumPy cannot make arrays of) is the source module's Numba ufunc's.
+not run itself (other keywords such as ``where=`` or ``dtype=``, ``accumulate``, ``outer``,
+``at``, the forms of ``reduce`` beyond one axis of an array of a loop's dtype, inputs NumPy
+cannot make arrays of) is the source module's Numba ufunc's.
 A call with a CUDA array (CuPy, or anything with ``__cuda_array_interface__``, seen through
 CuPy) runs the same loops on the device arrays (a module built ``--space cuda`` runs them in
 place) and returns CuPy arrays; NumPy arrays beside them are copied to the device first
@@ -38,6 +39,7 @@ _PYTHON_DEFAULT = {bool: np.dtype(bool), int: np.dtype(np.int64), float: np.dtyp
                    complex: np.dtype(np.complex128)}
 _PYTHON_SAMPLE = {bool: False, int: 0, float: 0.0, complex: 0j}
 _NDARRAY = np.ndarray
+_NUMBA = object()  # a call form kpc leaves to Numba's ufunc
 
 
 class LoopTable:
@@ -128,10 +130,10 @@ class UFunc(NumbaBacked):
     kind = "ufunc"
 
     def __init__(self, runtime, name: str, scalar, into, new, nin: int, loops=None, target: str = "cpu",
-                 doc: str | None = None):
+                 reduce=None, doc: str | None = None):
         super().__init__(runtime, name, doc)
         self.nin, self.nout, self.nargs = nin, 1, nin + 1
-        self._scalar, self._into, self._new = scalar, into, new
+        self._scalar, self._into, self._new, self._reduce = scalar, into, new, reduce
         self._dynamic = loops is None
         self._loops = LoopTable(loops or (), exact_first=target == "parallel")
         # argument kinds -> the result dtype, for calls whose arguments need no conversion
@@ -215,6 +217,35 @@ class UFunc(NumbaBacked):
         self._into(*values, computed)
         np.copyto(out, computed, casting="same_kind")
         return out
+
+    def reduce(self, array, *args, **kwargs):
+        """``ufunc.reduce(array, axis=0)`` on kpc's reduce kernel: the array's dtype must be that of
+        a loop whose inputs and output have that dtype; the elements along ``axis`` are folded in
+        order, the other positions in parallel (``target='parallel'``). Other forms (``dtype=``,
+        ``out=``, ``keepdims=``, ``initial=``, several axes, an empty axis, other dtypes) are
+        Numba's ufunc's ``reduce``."""
+        axis = args[0] if len(args) == 1 and not kwargs else kwargs.get("axis", 0) if set(kwargs) <= {"axis"} \
+            and not args else _NUMBA
+        xp = device_namespace((array,)) or np
+        if self._reduce is None or axis is _NUMBA or not isinstance(array, xp.ndarray) or array.ndim == 0:
+            return self.numba.reduce(array, *args, **kwargs)
+        if axis is None and array.ndim == 1:
+            axis = 0
+        if not isinstance(axis, int) or isinstance(axis, bool) or not -array.ndim <= axis < array.ndim:
+            return self.numba.reduce(array, *args, **kwargs)
+        axis %= array.ndim
+        loop = self._loops.resolve((array.dtype, array.dtype))
+        if loop is None or tuple(loop[0]) != (array.dtype, array.dtype) or loop[1] != array.dtype \
+                or array.shape[axis] == 0:
+            return self.numba.reduce(array, *args, **kwargs)
+        shape = array.shape
+        outer = int(np.prod(shape[:axis], dtype=np.int64))
+        inner = int(np.prod(shape[axis + 1:], dtype=np.int64))
+        folded = xp.empty((outer, inner), array.dtype)
+        if folded.size:
+            self._reduce(xp.ascontiguousarray(array).reshape(outer, shape[axis], inner), folded)
+        result = folded.reshape(shape[:axis] + shape[axis + 1:])
+        return result[()] if result.ndim == 0 and xp is np else result
 
     def _device_call(self, xp, args: tuple, out):
         """A call with CUDA arrays: the loop picked as for NumPy arrays, run on CuPy arrays."""

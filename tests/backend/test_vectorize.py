@@ -133,3 +133,49 @@ def test_loop_selection_is_numpys(signatures, target):
             want = None
         loop = table.resolve((_kind(a), _kind(b)))
         assert (None if loop is None else loop[1]) == want, (a, b)
+
+
+def _fold(function, array, axis):
+    """NumPy's definition of ``ufunc.reduce``: the elements along ``axis`` folded from the first."""
+    moved = np.moveaxis(array, axis, 0)
+    acc = moved[0].copy()
+    for k in range(1, moved.shape[0]):
+        acc = function(acc, moved[k])
+    return acc
+
+
+@pytest.mark.compile
+def test_reduce_runs_kpcs_reduce_kernel_and_matches_numba(modules):
+    """``ufunc.reduce`` of a two-input ufunc on an array of one of its loops' dtypes runs kpc's
+    reduce kernel (elements folded in order along the axis, the other positions in parallel):
+    1-D to 3-D, every axis, negative axes, Fortran and strided inputs, float32 and int64 loops.
+    The fold is NumPy's order, which Numba's ``target='cpu'`` ufunc gives (``rel_diff_cpu``: the
+    same function); Numba's ``target='parallel'`` ufunc splits a 1-D fold over its threads, so a
+    function that does not associate gives other values there. Other forms are Numba's (``keepdims=``)."""
+    dropin, numba_module = modules
+    runs = []
+    kernels = {}
+    for ufunc in (dropin.rel_diff, dropin.rel_diff_cpu, dropin.clip_add):
+        kernels[ufunc] = kernel = ufunc._reduce
+        ufunc._reduce = lambda *args, kernel=kernel: runs.append(1) or kernel(*args)
+    try:
+        cases = [(positive(9), 0), (positive(9), None), (positive(9), -1), (positive(6, 5), 0), (positive(6, 5), 1),
+                 (positive(3, 4, 5), 1), (positive(3, 4, 5), -1), (np.asfortranarray(positive(6, 5)), 0),
+                 (positive(6, 10)[:, ::3], 1), (positive(1, 7), 0)]
+        for array, axis in cases:
+            args = (array,) if axis == 0 else (array, axis)
+            expected = numba_module.rel_diff_cpu.reduce(*args)
+            assert_same(dropin.rel_diff.reduce(*args), expected)
+            assert_same(dropin.rel_diff_cpu.reduce(*args), expected)
+        single = positive(5, 4, dtype=np.float32)
+        assert_same(dropin.rel_diff.reduce(single), _fold(numba_module.rel_diff, single, 0))
+        ints = rng.integers(0, 80, (7, 3))
+        for axis in (0, 1):
+            assert_same(dropin.clip_add.reduce(ints, axis), _fold(numba_module.clip_add, ints, axis))
+        assert len(runs) == 2 * len(cases) + 3
+        x = positive(4, 3)
+        assert_same(dropin.rel_diff_cpu.reduce(x, keepdims=True), numba_module.rel_diff_cpu.reduce(x, keepdims=True))
+        assert len(runs) == 2 * len(cases) + 3  # keepdims= is Numba's
+    finally:
+        for ufunc, kernel in kernels.items():
+            ufunc._reduce = kernel
