@@ -368,6 +368,8 @@ class _FunctionUses:
             weighted = name == "bincount" and len(node.args) > 1 and not (
                 isinstance(node.args[1], n.Const) and node.args[1].value is None)
             arrays = node.args[:2] if name in ("linalg.solve", "convolve") or paired or weighted else node.args[:1]
+            # The sorted operands (np.digitize's x and np.interp's x may be scalars).
+            arrays = {"digitize": node.args[1:2], "interp": node.args[1:3]}.get(name, arrays)
             for k, arg in enumerate(arrays):
                 rank = 2 if k == 0 and name in _MATRIX_FIRST and not paired else 1
                 self.array_use(arg, f"passed to {node.func}")
@@ -574,6 +576,9 @@ class _FunctionUses:
             return self.known_rank(args[1])
         if func in ("np.arange", "np.linspace"):
             return 1
+        if func in ("np.searchsorted", "np.digitize", "np.interp") and len(args) > 1:
+            # A result per searched value: np.searchsorted's v, the others' x.
+            return self.known_rank(args[1] if func == "np.searchsorted" else args[0])
         if func[3:] in _SHAPE_FIRST_NUMPY and args:
             return len(args[0].elements) if isinstance(args[0], n.TupleExpr) else 1
         if func in _SAME_RANK and args:

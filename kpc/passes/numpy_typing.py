@@ -541,6 +541,54 @@ def _flatnonzero(node, args, kwargs):
     return ArrayType(INT64, 1, "C")
 
 
+# --- searches of sorted data (issue 32): np.searchsorted, np.digitize, np.interp, as Numba types them.
+
+def _real_value(t, what: str):
+    """A real number or an array of real numbers (kpc: not complex, not a datetime)."""
+    if isinstance(t, ArrayType):
+        return _real_array(t, what)
+    if not (isinstance(t, ScalarType) and not t.is_complex):
+        raise TypingFailure(f"{what} takes a real number or an array of real numbers, got {t}")
+    return t
+
+
+def _indices_like(t) -> Type:
+    """int64 indices, one per value of ``t`` (an array keeps its shape)."""
+    return ArrayType(INT64, t.ndim, "C") if isinstance(t, ArrayType) else INT64
+
+
+def _vector(t, what: str) -> ArrayType:
+    if _real_array(t, what).ndim != 1:
+        raise TypingFailure(f"{what} needs a 1-D array, got {t}")
+    return t
+
+
+def _searchsorted(node, args, kwargs):
+    """``np.searchsorted(a, v, side)``: an int64 index per value of ``v`` (a scalar for one)."""
+    a, v, _ = args
+    _vector(a, "np.searchsorted(a, ...)")
+    return _indices_like(_real_value(v, "np.searchsorted(v=...)"))
+
+
+def _digitize(node, args, kwargs):
+    """``np.digitize(x, bins, right=False)``: an int64 bin index per value of ``x``."""
+    x, bins, right = args
+    _vector(bins, "np.digitize(bins=...)")
+    if not (isinstance(right, ScalarType) and (right.is_bool or right.is_int)):
+        raise TypingFailure(f"np.digitize(right=...) takes a boolean, got {right}")
+    return _indices_like(_real_value(x, "np.digitize(x=...)"))
+
+
+def _interp(node, args, kwargs):
+    """``np.interp(x, xp, fp)`` of real 1-D ``xp`` and ``fp``: float64, a scalar for one ``x``
+    (kpc: a complex ``fp`` is not translated)."""
+    x, xp, fp = args
+    _vector(xp, "np.interp(xp=...)")
+    _vector(fp, "np.interp(fp=...)")
+    x = _real_value(x, "np.interp(x=...)")
+    return ArrayType(FLOAT64, x.ndim, "C") if isinstance(x, ArrayType) else FLOAT64
+
+
 _OTHER = {
     (False, "array"): _literal_array, (False, "asarray"): _literal_array,
     (None, "arange"): _arange, (None, "linspace"): _linspace, (None, "eye"): _eye,
@@ -561,5 +609,6 @@ _OTHER = {
     (False, "percentile"): _percentile, (False, "quantile"): _percentile, (False, "corrcoef"): _corrcoef,
     (False, "roll"): _roll, (False, "convolve"): _convolve, (False, "bincount"): _bincount,
     (False, "diag"): _diag, (False, "fill_diagonal"): _fill_diagonal, (False, "nonzero"): _nonzero,
-    (False, "flatnonzero"): _flatnonzero,
+    (False, "flatnonzero"): _flatnonzero, (False, "searchsorted"): _searchsorted, (False, "digitize"): _digitize,
+    (False, "interp"): _interp,
 }

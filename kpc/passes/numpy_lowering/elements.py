@@ -37,13 +37,14 @@ from .numpy_names import short_name
 from .order_statistics import OrderStatistics
 from .products import MatrixProducts
 from .reductions import Reductions
+from .searches import SortedSearches
 from .shapes import Shapes
 from .ufuncs import Ufuncs
 from .values import ArrayValue, Builder, Namer, clone, const_int, is_nonnegative, is_one
 
 
 class ElementLowering(Shapes, Broadcasting, NumpyCalls, Ufuncs, Reductions, MatrixProducts, OrderStatistics,
-                      ArrayFunctions):
+                      ArrayFunctions, SortedSearches):
     """Builds ``ArrayValue``s and scalar expressions for the statements of one function.
 
     ``read_through`` maps local names to the definition their uses read instead of the
