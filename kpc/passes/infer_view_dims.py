@@ -367,7 +367,8 @@ class _FunctionUses:
         if name in NUMPY_BOUND:
             weighted = name == "bincount" and len(node.args) > 1 and not (
                 isinstance(node.args[1], n.Const) and node.args[1].value is None)
-            arrays = node.args[:2] if name in ("linalg.solve", "convolve") or paired or weighted else node.args[:1]
+            arrays = node.args[:2] if name in ("linalg.solve", "convolve", "kron") or paired or weighted \
+                else node.args[:1]
             # The sorted operands (np.digitize's x and np.interp's x may be scalars).
             arrays = {"digitize": node.args[1:2], "interp": node.args[1:3]}.get(name, arrays)
             for k, arg in enumerate(arrays):
@@ -574,8 +575,10 @@ class _FunctionUses:
             return 2
         if func == "np.linalg.solve" and len(args) == 2:
             return self.known_rank(args[1])
-        if func in ("np.arange", "np.linspace"):
+        if func in ("np.arange", "np.linspace", "np.append", "np.unique"):
             return 1
+        if func == "np.kron" and len(args) == 2:
+            return _max_rank([self.known_rank(a) for a in args])
         if func in ("np.searchsorted", "np.digitize", "np.interp") and len(args) > 1:
             # A result per searched value: np.searchsorted's v, the others' x.
             return self.known_rank(args[1] if func == "np.searchsorted" else args[0])

@@ -420,6 +420,31 @@ def _histogram(node, args, kwargs):
     return TupleType((ArrayType(INT64, 1, "C"), ArrayType(FLOAT64, 1, "C")))
 
 
+def is_vector_cov(node) -> bool:
+    """``np.cov(m)`` without ``y`` (a 0-d array in Numba where ``m`` is 1-D)."""
+    return isinstance(node, n.Call) and node.func == "np.cov" and len(node.args) > 1 \
+        and isinstance(node.args[1], n.Const) and node.args[1].value is None
+
+
+def vector_cov(args) -> Type:
+    """``np.cov(x)`` of a 1-D ``x`` read as a scalar (``np.cov(x)[()]``, ``np.cov(x) * 2``,
+    ``np.sqrt(np.cov(x))``: Numba's 0-d array gives a float64 there): float64."""
+    if isinstance(args[0], ArrayType) and args[0].ndim == 1:
+        _cov_options(args)
+        _real_array(args[0], "np.cov()")
+        return FLOAT64
+    return _cov(None, args, {})
+
+
+def _cov_options(args) -> None:
+    rowvar, bias, ddof = args[2:]
+    for what, t in (("rowvar", rowvar), ("bias", bias)):
+        if not (isinstance(t, ScalarType) and (t.is_bool or t.is_int)):
+            raise TypingFailure(f"np.cov({what}=...) takes a boolean, got {t}")
+    if ddof != NONE and not (isinstance(ddof, ScalarType) and (ddof.is_int or ddof.is_bool)):
+        raise TypingFailure(f"np.cov(ddof=...) takes an integer in kpc, got {ddof}")
+
+
 def _cov(node, args, kwargs):
     """``np.cov(m, y=None, rowvar=True, bias=False, ddof=None)`` of a 2-D ``m``, or of a 1-D or
     2-D ``m`` and ``y`` (their rows stacked): float64, as Numba."""
@@ -431,15 +456,12 @@ def _cov(node, args, kwargs):
             if t.ndim > 2:
                 raise TypingFailure(f"np.cov(): {what} has more than 2 dimensions")
     elif m.ndim == 1:
-        raise TypingFailure("np.cov() of a 1-D array returns a 0-d array in Numba, which kpc does not represent "
-                            "(kpc: a 2-D m, or m and y)")
+        raise TypingFailure("np.cov() of one 1-D array returns a 0-d array in Numba, which kpc does not "
+                            "represent; kpc translates it read as a scalar (np.cov(x)[()], np.cov(x) * s with "
+                            "a scalar s, np.sqrt(np.cov(x))), a 2-D m, or m and y")
     elif m.ndim != 2:
         raise TypingFailure("np.cov(): m has more than 2 dimensions")
-    for what, t in (("rowvar", rowvar), ("bias", bias)):
-        if not (isinstance(t, ScalarType) and (t.is_bool or t.is_int)):
-            raise TypingFailure(f"np.cov({what}=...) takes a boolean, got {t}")
-    if ddof != NONE and not (isinstance(ddof, ScalarType) and (ddof.is_int or ddof.is_bool)):
-        raise TypingFailure(f"np.cov(ddof=...) takes an integer in kpc, got {ddof}")
+    _cov_options(args)
     return ArrayType(FLOAT64, 2, "C")
 
 
@@ -563,6 +585,36 @@ def _vector(t, what: str) -> ArrayType:
     return t
 
 
+def _append(node, args, kwargs):
+    """``np.append(arr, values)``: both flattened, joined, in their promoted dtype (a scalar counts
+    as an array of its type, as Numba's ``np.asarray``); kpc: no axis."""
+    arr, values, axis = args
+    dtypes = [rules.dtype_of(_real_value(t, f"np.append({what}=...)")) for what, t in (("arr", arr), ("values", values))]
+    if axis != NONE:
+        raise TypingFailure("np.append() along an axis is not translated by kpc (only axis=None: a 1-D result)")
+    return ArrayType(rules.unify(*dtypes), 1, "C")
+
+
+def _unique(node, args, kwargs):
+    """``np.unique(ar)``: the sorted distinct values, 1-D, in ``ar``'s dtype."""
+    return ArrayType(_real_array(args[0], "np.unique()").dtype, 1, "C")
+
+
+def _kron(node, args, kwargs):
+    """``np.kron(a, b)`` of 1-D or 2-D C or F arrays (Numba refuses a strided array held in a
+    name; kpc's layouts of other expressions are not Numba's): in ``a``'s dtype, 1-D when both
+    are; kpc: no scalars."""
+    for arg, t in zip(node.args, args):
+        if not isinstance(t, ArrayType) or t.dtype.is_complex:
+            raise TypingFailure(f"np.kron() of {t} is not translated by kpc (arrays of real numbers only)")
+        if t.ndim > 2:
+            raise TypingFailure("np.kron() only supported on 1 and 2-D arrays")
+        if isinstance(arg, n.Name) and t.layout not in ("C", "F"):
+            raise TypingFailure(f"np.linalg.kron only supports 'C' or 'F' layout input arrays. Received an input "
+                                f"of layout '{t.layout}'.")
+    return ArrayType(args[0].dtype, max(t.ndim for t in args), "C")
+
+
 def _searchsorted(node, args, kwargs):
     """``np.searchsorted(a, v, side)``: an int64 index per value of ``v`` (a scalar for one)."""
     a, v, _ = args
@@ -610,5 +662,5 @@ _OTHER = {
     (False, "roll"): _roll, (False, "convolve"): _convolve, (False, "bincount"): _bincount,
     (False, "diag"): _diag, (False, "fill_diagonal"): _fill_diagonal, (False, "nonzero"): _nonzero,
     (False, "flatnonzero"): _flatnonzero, (False, "searchsorted"): _searchsorted, (False, "digitize"): _digitize,
-    (False, "interp"): _interp,
+    (False, "interp"): _interp, (False, "append"): _append, (False, "unique"): _unique, (False, "kron"): _kron,
 }

@@ -7,7 +7,6 @@ space the host routines of np.bincount are refused before any compiler runs."""
 from __future__ import annotations
 
 import doctest
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +14,7 @@ import pytest
 
 from kpc.check.runner import import_path
 from kpc.passes.numpy_lowering import array_functions
+from numba_errors import assert_raises_as_numba, kokkos_dropin
 
 HERE = Path(__file__).resolve().parent
 KERNELS = HERE / "array_function_kernels.py"
@@ -30,11 +30,7 @@ SIGNATURES = {
 
 @pytest.fixture(scope="module")
 def kokkos(tmp_path_factory):
-    from kpc.api import build
-
-    out = tmp_path_factory.mktemp("array_functions_openmp")
-    result = build(KERNELS, out, signatures=SIGNATURES, space="openmp", strict=True)
-    return import_path(result.module_path, "kpc_array_functions_dropin_openmp")
+    return kokkos_dropin(tmp_path_factory, KERNELS, SIGNATURES, "array_functions")[0]
 
 
 @pytest.fixture(scope="module")
@@ -58,13 +54,7 @@ ERRORS = [
 @pytest.mark.compile
 @pytest.mark.parametrize("kernel, args", ERRORS, ids=lambda v: v if isinstance(v, str) else "")
 def test_errors_are_numbas(kokkos, numba, kernel, args):
-    with pytest.raises(ValueError) as expected:
-        getattr(numba, kernel)(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # no fallback to Numba: the translation raises
-        with pytest.raises(ValueError) as actual:
-            getattr(kokkos, kernel)(*args)
-    assert str(actual.value) == str(expected.value)
+    assert_raises_as_numba(getattr(kokkos, kernel), getattr(numba, kernel), args)
 
 
 @pytest.mark.compile

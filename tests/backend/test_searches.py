@@ -6,7 +6,6 @@ the diagnostic Numba's typing error corresponds to, at the call's line and colum
 from __future__ import annotations
 
 import doctest
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +13,7 @@ import pytest
 
 from kpc.check.runner import import_path
 from kpc.passes.numpy_lowering import searches
+from numba_errors import assert_raises_as_numba, kokkos_dropin
 
 HERE = Path(__file__).resolve().parent
 KERNELS = HERE / "search_kernels.py"
@@ -38,11 +38,7 @@ ERRORS = [
 
 @pytest.fixture(scope="module")
 def kokkos(tmp_path_factory):
-    from kpc.api import build
-
-    out = tmp_path_factory.mktemp("searches_openmp")
-    result = build(KERNELS, out, signatures=SIGNATURES, space="openmp", strict=True)
-    return import_path(result.module_path, "kpc_searches_dropin_openmp")
+    return kokkos_dropin(tmp_path_factory, KERNELS, SIGNATURES, "searches")[0]
 
 
 @pytest.fixture(scope="module")
@@ -53,13 +49,7 @@ def numba():
 @pytest.mark.compile
 @pytest.mark.parametrize("kernel, args", ERRORS, ids=lambda v: v if isinstance(v, str) else "")
 def test_errors_are_numbas(kokkos, numba, kernel, args):
-    with pytest.raises(ValueError) as expected:
-        getattr(numba, kernel)(*args)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # no fallback to Numba: the translation raises
-        with pytest.raises(ValueError) as actual:
-            getattr(kokkos, kernel)(*args)
-    assert str(actual.value) == str(expected.value)
+    assert_raises_as_numba(getattr(kokkos, kernel), getattr(numba, kernel), args)
 
 
 @pytest.mark.compile

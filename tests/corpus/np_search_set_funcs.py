@@ -6,7 +6,13 @@ with floats, on unsorted data (Numba starts each search of an array from the pre
 and kpc's results are Numba's), on keys holding NaN (sorted last), and of a 2-D array of
 values; `np.digitize` with increasing and decreasing bins, `right=True`, one value and arrays;
 `np.interp` of an array and of one value, points outside the samples (the ends are held), NaN
-points, a 2-D array of points, integer samples. Numba's errors (bins neither increasing nor
+points, a 2-D array of points, integer samples; `np.append` of an array and a scalar, of two
+arrays of other ranks and dtypes (flattened, promoted as Numba: a Python int appended to an int32
+array gives int64), and `np.concatenate` of 1-D parts, in run-length and group-by kernels;
+`np.unique` of floats with NaN (one NaN kept), of integers with many repeats, of a matrix and of
+an empty array, and counts by `np.searchsorted` into it; `np.kron` of matrices (C and F order,
+integer by float: the result in the first operand's dtype, as Numba), of vectors, and of a
+vector by a matrix, applied to a vector with `@`. Numba's errors (bins neither increasing nor
 decreasing, empty or mismatched samples) are checked in tests/backend/test_searches.py.
 """
 import numpy as np
@@ -84,6 +90,66 @@ def interp_grid(t_old, y_old, grid):
     return np.interp(grid, t_old, y_old * 2)
 
 
+@njit
+def run_lengths(x):
+    n = x.shape[0]
+    change = np.empty(n, dtype=np.bool_)
+    change[0] = True
+    change[1:] = x[1:] != x[:-1]
+    starts = np.nonzero(change)[0]
+    return x[starts], np.diff(np.append(starts, n))
+
+
+@njit
+def append_mixed(a, m):
+    return np.append(a, 7), np.append(a, 2.5), np.append(a[::2], m), np.append(m, a * 2)
+
+
+@njit
+def segment_sums(keys, values):
+    order = np.argsort(keys, kind="mergesort")
+    k = keys[order]
+    csum = np.concatenate((np.zeros(1), np.cumsum(values[order])))
+    starts = np.concatenate((np.zeros(1, dtype=np.int64), np.flatnonzero(np.diff(k)) + 1))
+    ends = np.append(starts[1:], k.shape[0])
+    return k[starts], csum[ends] - csum[starts]
+
+
+@njit
+def distinct(x):
+    u = np.unique(x)
+    return u, u.shape[0], np.unique(x[::-1] * 2)
+
+
+@njit
+def value_counts(x):
+    u = np.unique(x)
+    counts = np.zeros(u.shape[0], dtype=np.int64)
+    for i in np.searchsorted(u, x):
+        counts[i] += 1
+    return u, counts
+
+
+@njit
+def distinct_cells(m):
+    return np.unique(m)
+
+
+@njit
+def kron_blocks(A, B):
+    return np.kron(A, B), np.kron(B, A)
+
+
+@njit
+def kron_apply(A, B, x):
+    return np.kron(A, B) @ x
+
+
+@njit
+def kron_vectors(a, b, M):
+    return np.kron(a, b), np.kron(a, M), np.kron(M, b * 2.0)
+
+
 KPC_CASES = {
     "bin_positions": {
         "args": {"edges": {"kind": "array", "shape": ("m",), "values": "sorted"},
@@ -156,6 +222,69 @@ KPC_CASES = {
         "dtypes": ["float64", "int32"],
         "sizes": [{"m": 3, "n": 1, "k": 1}, {"m": 40, "n": 6, "k": 11}],
         "layouts": ["C", "F"],
+        "rtol": 1e-12,
+        "atol": 1e-12,
+    },
+    "run_lengths": {
+        "args": {"x": {"kind": "index", "shape": ("n",), "high": 3}},
+        "dtypes": ["int64"],
+        "sizes": [{"n": 1}, {"n": 2}, {"n": 50}, {"n": 3000}],
+        "layouts": ["C", "strided"],
+    },
+    "append_mixed": {
+        "args": {"a": ("n",), "m": ("k", "j")},
+        "dtypes": ["float64", "float32", "int32", "int64"],
+        "sizes": [{"n": 0, "k": 0, "j": 2}, {"n": 1, "k": 1, "j": 1}, {"n": 9, "k": 3, "j": 4}],
+        "layouts": ["C", "F", "strided"],
+    },
+    "segment_sums": {
+        "args": {"keys": {"kind": "index", "shape": ("n",), "high": "g"}, "values": ("n",)},
+        "dtypes": ["float64", "int64"],
+        "sizes": [{"n": 1, "g": 1}, {"n": 40, "g": 6}, {"n": 5000, "g": 100}],
+        "layouts": ["C", "strided"],
+        "rtol": 1e-10,
+        "atol": 1e-10,
+    },
+    "distinct": {
+        "args": {"x": {"kind": "array", "shape": ("n",), "values": "nan"}},
+        "dtypes": ["float64", "float32"],
+        "sizes": [{"n": 0}, {"n": 1}, {"n": 40}, {"n": 3000}],
+        "layouts": ["C", "strided"],
+    },
+    "value_counts": {
+        "args": {"x": {"kind": "index", "shape": ("n",), "low": -4, "high": "k"}},
+        "dtypes": ["int64"],
+        "sizes": [{"n": 1, "k": 1}, {"n": 100, "k": 9}, {"n": 5000, "k": 300}],
+        "layouts": ["C", "strided"],
+    },
+    "distinct_cells": {
+        "args": {"m": ("n", "k")},
+        "dtypes": ["int16", "float64", "bool"],
+        "sizes": [{"n": 0, "k": 3}, {"n": 4, "k": 5}, {"n": 60, "k": 70}],
+        "layouts": ["C", "F", "strided"],
+    },
+    "kron_blocks": {
+        "args": {"A": ("n", "k"), "B": {"kind": "array", "shape": ("m", "j"), "dtype": "float64"}},
+        "dtypes": ["float64", "int64", "float32"],
+        "sizes": [{"n": 1, "k": 1, "m": 1, "j": 1}, {"n": 2, "k": 3, "m": 4, "j": 2}, {"n": 0, "k": 3, "m": 2, "j": 2},
+                  {"n": 30, "k": 20, "m": 8, "j": 9}],
+        "layouts": ["C", "F"],
+        "rtol": {"float64": 1e-12, "float32": 1e-6},
+        "atol": {"float64": 1e-12, "float32": 1e-6},
+    },
+    "kron_apply": {
+        "args": {"A": ("n", "n"), "B": ("m", "m"), "x": ("n * m",)},
+        "dtypes": ["float64"],
+        "sizes": [{"n": 1, "m": 1}, {"n": 3, "m": 4}, {"n": 24, "m": 24}],
+        "layouts": ["C", "F"],
+        "rtol": 1e-10,
+        "atol": 1e-10,
+    },
+    "kron_vectors": {
+        "args": {"a": ("n",), "b": ("m",), "M": ("k", "j")},
+        "dtypes": ["float64", "int32"],
+        "sizes": [{"n": 1, "m": 1, "k": 1, "j": 1}, {"n": 5, "m": 3, "k": 2, "j": 4}],
+        "layouts": ["C"],
         "rtol": 1e-12,
         "atol": 1e-12,
     },

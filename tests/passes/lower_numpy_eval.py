@@ -180,7 +180,8 @@ _ORDER_ROUTINES = {"sort_rows": _sort_rows, "argsort": _argsort, "median_sorted"
                    "searchsorted_values": _searched(lambda a, v, right: np.searchsorted(a, v, "right" if right
                                                                                          else "left")),
                    "digitize_values": _searched(lambda x, bins, right: np.digitize(x, bins, right)),
-                   "interp_values": _fill(np.interp)}
+                   "interp_values": _fill(np.interp), "unique_count": lambda s: np.unique(s).shape[0],
+                   "unique_values": _fill(np.unique)}
 def _bincount_length(x, *rest):
     """``bincount_length(x[, weights], minlength)``: the length of NumPy's result (and its errors)."""
     return np.bincount(x, *rest[:-1], minlength=rest[-1]).shape[0]

@@ -452,5 +452,27 @@ KOKKOS_INLINE_FUNCTION void interp_values(const X& x, const P& xp, const F& fp, 
   }
 }
 
+// np.unique of the sorted copy s, as Numba: how many distinct values (NaNs, sorted last,
+// count as one), then those values in order.
+template <class S>
+KOKKOS_INLINE_FUNCTION bool starts_value(const S& s, int64_t i) {
+  return i == 0 || (s(i) != s(i - 1) && !(s(i) != s(i) && s(i - 1) != s(i - 1)));
+}
+
+template <class S>
+KOKKOS_INLINE_FUNCTION int64_t unique_count(const S& s) {
+  int64_t count = 0;
+  for (int64_t i = 0; i < static_cast<int64_t>(s.extent(0)); ++i) count += starts_value(s, i);
+  return count;
+}
+
+template <class S, class O>
+KOKKOS_INLINE_FUNCTION void unique_values(const S& s, const O& out) {
+  int64_t at = 0;
+  for (int64_t i = 0; i < static_cast<int64_t>(s.extent(0)); ++i) {
+    if (starts_value(s, i)) out(at++) = s(i);
+  }
+}
+
 }  // namespace order
 }  // namespace kpc

@@ -153,6 +153,8 @@ class ElementLowering(Shapes, Broadcasting, NumpyCalls, Ufuncs, Reductions, Matr
             return self.reduce_matmul_scalar(expr, pre)
         if isinstance(expr, n.Index) and not isinstance(expr.type, ArrayType):
             base = expr.base
+            if not expr.indices:
+                return self.scalar(base, pre)  # np.cov(x)[()]: Numba's 0-d array read, a scalar here
             if isinstance(base, n.Attribute) and base.attr == "shape" and self.needs_value(base.value):
                 k = const_int(expr.indices[0]) if len(expr.indices) == 1 else None
                 if k is None:

@@ -65,6 +65,8 @@ class NumpyCalls:
             return self.read_back(result, shape)
         if name in ("dot", "matmul"):
             return self.matmul(call.args[0], call.args[1], dtype, pre, call)
+        if name == "kron":
+            return self.kron(call, pre)
         if name in ("array", "asarray") and isinstance(call.args[0], n.TupleExpr):
             return self.literal_array(call.args[0], dtype, pre)
         if name in ("copy", "ascontiguousarray", "asfortranarray", "array", "asarray"):
@@ -175,6 +177,8 @@ class NumpyCalls:
             return self.order_scalar(call, pre)
         if call.kind == "numpy" and name in SEARCHES:
             return self.search_scalar(call, pre)
+        if call.func == "np.cov" and has_array_arg:
+            return self.vector_covariance(call, pre)
         if name in REDUCTIONS and has_array_arg and isinstance(subject, n.Index) \
                 and len(subject.indices) == 1 and is_bool_array(subject.indices[0]):
             return self.reduce_masked(REDUCTIONS[name], subject, call.type, pre, call)
