@@ -157,6 +157,18 @@ def test_cov_of_one_vector_read_as_a_scalar_is_its_variance():
     assert str(module.functions["f"].return_type) == "f64"
 
 
+def test_cov_of_one_vector_on_cuda_is_refused_before_compiling(tmp_path):
+    from kpc.pipeline import failing_requests
+
+    path = tmp_path / "variance.py"
+    path.write_text("import numpy as np\nfrom numba import njit\n\n\n@njit\ndef variance(x):\n"
+                    "    return np.cov(x)[()]\n")
+    requests = [("variance", (("array", "float64", 1, "C"),))]
+    assert failing_requests(str(path), path.read_text(), requests, space="openmp") == {}
+    assert "host execution spaces only" in failing_requests(str(path), path.read_text(), requests,
+                                                            space="cuda")["variance"]
+
+
 def test_a_loop_around_a_solve_is_never_parallelized_automatically():
     module = pipeline("import numpy as np\nfrom numba import njit\n"
                       "@njit('void(f8[:, :, :], f8[:, :])')\ndef solves(a, x):\n"

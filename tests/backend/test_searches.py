@@ -82,3 +82,14 @@ def test_an_invalid_side_is_a_diagnostic_at_the_call(tmp_path):
 def test_module_examples():
     result = doctest.testmod(searches)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_on_cuda_the_searches_are_emitted_for_the_device(tmp_path):
+    # kpc_order.hpp runs in any space (its errors are not raised on a device, as the sorts'):
+    # the CUDA emission keeps these kernels, in a parallel loop too, before any compile.
+    from kpc.pipeline import failing_requests
+
+    vector = ("array", "float64", 1, "C")
+    requests = [("digitize_each", (vector, vector)), ("interp", (vector, vector, vector)),
+                ("digitize", (vector, vector))]
+    assert failing_requests(str(KERNELS), KERNELS.read_text(), requests, space="cuda") == {}
