@@ -2,7 +2,8 @@
 Numba's message, on the Kokkos target (empty operands, negative values and minlength, weights
 of another length, a zero step); a variable negative step writes what Numba writes; forms kpc
 does not translate (np.fill_diagonal of a 3-D array) stay Numba with a reason; on the CUDA
-space the host routines of np.bincount are refused before any compiler runs."""
+space the host routines of np.bincount are refused before any compiler runs; np.kron of an
+integer by a float matrix is in the integer dtype, as Numba's (NumPy's is float64)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ SIGNATURES = {
     "weighted_bincount": ["weighted_bincount(int64[:], float64[:])"],
     "every": ["every(float64[:], int64)"],
     "thin_out": ["thin_out(float64[:], int64)"],
+    "kron": ["kron(int64[:, ::1], float64[:, ::1])"],
 }
 
 
@@ -63,6 +65,14 @@ def test_a_variable_step_writes_what_numba_writes(kokkos, numba, step):
     a = np.arange(10.0)
     np.testing.assert_array_equal(kokkos.thin_out(a.copy(), step), numba.thin_out(a.copy(), step))
     assert kokkos.every(a, step) == numba.every(a, step)
+
+
+@pytest.mark.compile
+def test_kron_of_an_integer_by_a_float_matrix_is_in_the_integer_dtype_as_numba(kokkos, numba):
+    a, b = np.array([[1, -2], [3, 4]]), np.array([[0.5, -1.7, 2.9]])
+    result = kokkos.kron(a, b)
+    assert result.dtype == np.int64
+    np.testing.assert_array_equal(result, numba.kron(a, b))
 
 
 def test_fill_diagonal_of_a_3d_array_stays_numba_with_a_reason(tmp_path):
