@@ -601,17 +601,14 @@ def _unique(node, args, kwargs):
 
 
 def _kron(node, args, kwargs):
-    """``np.kron(a, b)`` of 1-D or 2-D C or F arrays (Numba refuses a strided array held in a
-    name; kpc's layouts of other expressions are not Numba's): in ``a``'s dtype, 1-D when both
-    are; kpc: no scalars."""
-    for arg, t in zip(node.args, args):
+    """``np.kron(a, b)`` of 1-D or 2-D arrays: in ``a``'s dtype, 1-D when both are; kpc: no
+    scalars. (Numba refuses strided operands; kpc's types guessed without a signature are
+    strided, so kpc translates them.)"""
+    for t in args:
         if not isinstance(t, ArrayType) or t.dtype.is_complex:
             raise TypingFailure(f"np.kron() of {t} is not translated by kpc (arrays of real numbers only)")
         if t.ndim > 2:
             raise TypingFailure("np.kron() only supported on 1 and 2-D arrays")
-        if isinstance(arg, n.Name) and t.layout not in ("C", "F"):
-            raise TypingFailure(f"np.linalg.kron only supports 'C' or 'F' layout input arrays. Received an input "
-                                f"of layout '{t.layout}'.")
     return ArrayType(args[0].dtype, max(t.ndim for t in args), "C")
 
 

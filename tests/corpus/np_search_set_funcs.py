@@ -8,7 +8,7 @@ values; `np.digitize` with increasing and decreasing bins, `right=True`, one val
 `np.interp` of an array and of one value, points outside the samples (the ends are held), NaN
 points, a 2-D array of points, integer samples; `np.append` of an array and a scalar, of two
 arrays of other ranks and dtypes (flattened, promoted as Numba: a Python int appended to an int32
-array gives int64), and `np.concatenate` of 1-D parts, in run-length and group-by kernels;
+array gives int64), and `np.concatenate` of 1-D parts, in run-length and segment-sum kernels;
 `np.unique` of floats with NaN (one NaN kept), of integers with many repeats, of a matrix and of
 an empty array, and counts by `np.searchsorted` into it; `np.kron` of matrices (C and F order), of vectors, and of a vector by a matrix, applied to a
 vector with `@` (an integer by a float matrix, whose result has the first operand's dtype in
@@ -28,7 +28,7 @@ def bin_positions(edges, x):
 
 @njit
 def inverse_cdf_sample(w, u):
-    cdf = np.cumsum(w * w)
+    cdf = np.cumsum(w)
     out = np.empty(u.shape[0], dtype=np.int64)
     for i in range(u.shape[0]):
         out[i] = np.searchsorted(cdf, u[i] * cdf[-1], side="right")
@@ -107,12 +107,11 @@ def append_mixed(a, m):
 
 @njit
 def segment_sums(keys, values):
-    order = np.argsort(keys, kind="mergesort")
-    k = keys[order]
-    csum = np.concatenate((np.zeros(1), np.cumsum(values[order])))
-    starts = np.concatenate((np.zeros(1, dtype=np.int64), np.flatnonzero(np.diff(k)) + 1))
-    ends = np.append(starts[1:], k.shape[0])
-    return k[starts], csum[ends] - csum[starts]
+    # keys sorted: one segment per run of equal keys
+    csum = np.concatenate((np.zeros(1), np.cumsum(values)))
+    starts = np.concatenate((np.zeros(1, dtype=np.int64), np.flatnonzero(np.diff(keys)) + 1))
+    ends = np.append(starts[1:], keys.shape[0])
+    return starts, csum[ends] - csum[starts]
 
 
 @njit
@@ -159,7 +158,8 @@ KPC_CASES = {
         "layouts": ["C", "strided"],
     },
     "inverse_cdf_sample": {
-        "args": {"w": ("m",), "u": {"kind": "array", "shape": ("n",), "low": 0.0, "high": 1.0}},
+        "args": {"w": {"kind": "array", "shape": ("m",), "low": 0.0, "high": 1.0},
+                 "u": {"kind": "array", "shape": ("n",), "low": 0.0, "high": 1.0}},
         "dtypes": ["float64", "float32"],
         "sizes": [{"m": 1, "n": 4}, {"m": 17, "n": 50}, {"m": 1000, "n": 2000}],
         "layouts": ["C", "strided"],
@@ -238,9 +238,9 @@ KPC_CASES = {
         "layouts": ["C", "F", "strided"],
     },
     "segment_sums": {
-        "args": {"keys": {"kind": "index", "shape": ("n",), "high": "g"}, "values": ("n",)},
+        "args": {"keys": {"kind": "array", "shape": ("n",), "dtype": "int64", "values": "sorted"}, "values": ("n",)},
         "dtypes": ["float64", "int64"],
-        "sizes": [{"n": 1, "g": 1}, {"n": 40, "g": 6}, {"n": 5000, "g": 100}],
+        "sizes": [{"n": 1}, {"n": 40}, {"n": 5000}],
         "layouts": ["C", "strided"],
         "rtol": 1e-10,
         "atol": 1e-10,

@@ -71,8 +71,7 @@ def _types_and_args(case, rng):
                 value = value.astype(kind) if not kind.startswith("int") else rng.integers(-9, 10, size=shape)
                 if spec.get("values") == "sorted":
                     value = np.sort(value, axis=-1)
-            # C-contiguous, as the arguments are (Numba refuses np.kron of a strided 'A' array)
-            types[name] = f"{kind}[{', '.join([':'] * (len(shape) - 1) + ['::1'])}]" if shape else f"{kind}[]"
+            types[name] = f"{kind}[{', '.join(':' for _ in shape)}]"
             args.append(np.ascontiguousarray(value))
         else:
             value = _size(spec["value"], sizes)
