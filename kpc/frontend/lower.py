@@ -957,16 +957,18 @@ class FunctionLowering:
         return n.Call(f"np.{name}", [bound[p] for p in params], "numpy", loc=loc)
 
     def numpy_argument(self, name: str, param: str, node) -> n.Expr:
-        """An argument of a bound NumPy call; np.convolve's mode string becomes its code
-        (``lib.CONVOLVE_MODES``), as a constant: Numba takes it as a literal."""
-        if name != "convolve" or param != "mode":
+        """An argument of a bound NumPy call; a string (np.convolve's mode, np.searchsorted's
+        side) becomes its code (``lib.NUMPY_STRING_CODES``), as a constant: Numba takes it as a
+        literal."""
+        codes = lib.NUMPY_STRING_CODES.get((name, param))
+        if codes is None:
             return self.expr(node)
+        valid = ", ".join(repr(k) for k in codes)
         if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
-            raise self.reject(node, "string", "np.convolve(mode=...) takes 'full', 'same' or 'valid' "
-                                              "written in the call")
-        if node.value not in lib.CONVOLVE_MODES:
-            raise self.fail(node, "np.convolve(): invalid 'mode', valid are 'full', 'same', 'valid'", "call")
-        return n.Const(lib.CONVOLVE_MODES[node.value], loc=self.loc(node))
+            raise self.reject(node, "string", f"np.{name}({param}=...) takes {valid} written in the call")
+        if node.value not in codes:
+            raise self.fail(node, f"np.{name}(): invalid {param!r}, valid are {valid}", "call")
+        return n.Const(codes[node.value], loc=self.loc(node))
 
     def kernel_call(self, node: ast.Call, callee: str) -> n.Call:
         """A call of another kernel, arguments bound positionally, defaults filled in."""

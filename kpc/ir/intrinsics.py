@@ -102,9 +102,18 @@ NUMPY_BOUND = {
     "bincount": (("x", None), ("weights", None), ("minlength", 0)), "diag": (("v", None), ("k", 0)),
     "fill_diagonal": (("a", None), ("val", None), ("wrap", False)), "nonzero": (("a", None),),
     "flatnonzero": (("a", None),),
+    # Searches of sorted data; np.searchsorted's side is a code of SEARCH_SIDES.
+    "searchsorted": (("a", None), ("v", None), ("side", 0)),
+    "digitize": (("x", None), ("bins", None), ("right", False)), "interp": (("x", None), ("xp", None), ("fp", None)),
+    "append": (("arr", None), ("values", None), ("axis", None)), "unique": (("ar", None),),
+    "kron": (("a", None), ("b", None)),
 }
 # np.convolve(a, v, mode): the mode strings Numba accepts, as the integer the frontend binds.
 CONVOLVE_MODES = {"full": 0, "same": 1, "valid": 2}
+# np.searchsorted(a, v, side): the sides Numba accepts, as the integer the frontend binds.
+SEARCH_SIDES = {"left": 0, "right": 1}
+# String arguments of bound NumPy calls, bound as the integer codes of their table.
+NUMPY_STRING_CODES = {("convolve", "mode"): CONVOLVE_MODES, ("searchsorted", "side"): SEARCH_SIDES}
 # What ``lower-numpy`` makes of the NumPy functions above: a ``Call(kind="builtin")`` statement
 # of a serial host routine (kpc_linalg.hpp) that writes its results into its last arguments,
 # arrays allocated just before it: routine -> (the NumPy function it computes, how many results).
@@ -122,10 +131,17 @@ HOST_ROUTINES = {"linalg_solve": ("np.linalg.solve", 1), "linalg_inv": ("np.lina
 # space (kpc_order.hpp, inside parallel loops too), then read: routine -> how many of its last
 # arguments it writes. ``sort_rows(a)`` sorts each row (the last axis) of ``a``;
 # ``argsort(keys, order, stable)`` writes the order of ``keys`` into ``order``.
-ORDER_ROUTINES = {"sort_rows": 1, "argsort": 1}
+# The searches of sorted data write the result for each value of a flat 1-D array, in order (as
+# Numba, each search starting from the previous one's result): ``searchsorted_values(a, v, out,
+# right)``, ``digitize_values(x, bins, out, right)``, ``interp_values(x, xp, fp, out)``.
+# ``unique_values(s, out)`` writes the distinct values of the sorted copy ``s`` (NaNs as one).
+ORDER_ROUTINES = {"sort_rows": 1, "argsort": 1, "searchsorted_values": 1, "digitize_values": 1, "interp_values": 1,
+                  "unique_values": 1}
 # Scalar functions of a sorted float64 copy (read only): ``median_sorted(s)``,
-# ``quantile_sorted(s, q, scale)`` (q in [0, 100 / scale], checked).
-ORDER_READERS = frozenset({"median_sorted", "quantile_sorted"})
+# ``quantile_sorted(s, q, scale)`` (q in [0, 100 / scale], checked); and the searches of one
+# value: ``searchsorted(a, v, right)``, ``digitize(x, bins, right)``, ``interp(x, xp, fp)``;
+# ``unique_count(s)``, how many distinct values the sorted copy ``s`` holds.
+ORDER_READERS = frozenset({"median_sorted", "quantile_sorted", "searchsorted", "digitize", "interp", "unique_count"})
 # ``value_check(ok, k)``: a run-time check lower-numpy adds where NumPy raises ValueError
 # VALUE_ERRORS[k] (``ok`` false); the Kokkos backend raises it once the kernel returns.
 VALUE_ERRORS = ("'a' cannot be empty", "'v' cannot be empty", "slice step cannot be zero",

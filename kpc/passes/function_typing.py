@@ -33,7 +33,7 @@ from kpc.ir.types import NONE, SLICE, UNKNOWN, ArrayType, ScalarType, TupleType,
 
 from . import numba_rules as rules
 from .numba_rules import TypingFailure
-from .numpy_typing import numpy_call, random_call
+from .numpy_typing import is_vector_cov, numpy_call, random_call, vector_cov
 
 MAX_SWEEPS = 64
 
@@ -57,6 +57,8 @@ class FunctionTyping:
         self.final = False
         self.unstable = False
         self.missed: set = set()
+        # np.cov(x) calls of a 1-D x read as a scalar (``numpy_typing.vector_cov``), by id.
+        self.scalar_covs: set = set()
 
     def error(self, node, message: str, construct: str = "type error", hint: str = "", notes=None) -> KpcError:
         return self.mt.error(node.loc, message, construct, hint, notes)
@@ -295,6 +297,17 @@ class FunctionTyping:
             raise self.fail(node, failure) from None
 
     def compound(self, node) -> Type:
+        if isinstance(node, n.BinOp) and node.op not in ("@", "<<", ">>", "&", "|", "^"):
+            # np.cov(x) of a 1-D x (Numba's 0-d array) with a scalar: Numba's result is a scalar.
+            for operand, other in ((node.left, node.right), (node.right, node.left)):
+                if is_vector_cov(operand) and isinstance(self.expr(other), ScalarType):
+                    self.scalar_covs.add(id(operand))
+        if isinstance(node, n.Call) and node.kind in ("numpy", "math") and node.func[3:] in lib.NUMPY_UFUNCS \
+                and len(node.args) == 1 and is_vector_cov(node.args[0]):
+            self.scalar_covs.add(id(node.args[0]))  # np.sqrt(np.cov(x)): a scalar in Numba
+        if isinstance(node, n.Index) and not node.indices and is_vector_cov(node.base):
+            self.scalar_covs.add(id(node.base))  # np.cov(x)[()]
+            return self.expr(node.base)
         if isinstance(node, n.BinOp):
             left, right = self.expr(node.left), self.expr(node.right)
             return UNKNOWN if UNKNOWN in (left, right) else rules.binop(node.op, left, right)
@@ -376,6 +389,8 @@ class FunctionTyping:
             return rules.builtin_call(node.func, args)
         if node.kind == "random":
             return random_call(node, args)
+        if id(node) in self.scalar_covs:
+            return vector_cov(args)
         result = numpy_call(node, args, kwargs)
         if node.func.startswith("np.") and node.func[3:] in lib.NUMPY_UFUNCS \
                 and all(isinstance(a, ScalarType) for a in args):

@@ -67,6 +67,7 @@ from kpc.ir.printer import format_function  # noqa: F401  (doctest)
 from kpc.ir.types import NONE, SLICE, ArrayType, ScalarType
 
 from .manager import Pass, register
+from .numpy_typing import is_vector_cov
 
 _ARRAY_FIRST_NUMPY = {"sum", "prod", "min", "max", "amin", "amax", "mean", "std", "var", "argmin",
                       "argmax", "any", "all", "cumsum", "cumprod", "copy", "empty_like", "zeros_like",
@@ -217,6 +218,9 @@ class _FunctionUses:
 
     # -- collection
     def collect(self) -> None:
+        # np.cov(x)[()]: Numba's 0-d covariance of a 1-D x, read as a scalar.
+        self.vector_covs = {id(node.base) for node in n.walk(self.function)
+                            if isinstance(node, n.Index) and not node.indices and is_vector_cov(node.base)}
         for node in n.walk(self.function):
             if isinstance(node, n.Assign):
                 self.assignment(node.target, node.value)
@@ -347,9 +351,10 @@ class _FunctionUses:
     def numpy_call(self, node: n.Call) -> None:
         name = node.func[3:] if node.func.startswith("np.") else node.func[1:]
         method = node.func.startswith(".")
-        # np.cov(m, y): m and y are 1-D or 2-D.
+        # np.cov(m, y): m and y are 1-D or 2-D; np.cov(x)[()]: x is 1-D.
         paired = name == "cov" and len(node.args) > 1 and not (
             isinstance(node.args[1], n.Const) and node.args[1].value is None)
+        matrix_first = name in _MATRIX_FIRST and not paired and id(node) not in self.vector_covs
         root = _same_rank_root(node.args[0]) if node.args else None
         if name == "reshape":
             for extent in node.args[1:]:
@@ -372,7 +377,7 @@ class _FunctionUses:
                 k = axis.value
                 rank = k + 1 if k >= 0 else -k
                 self.set_lower(array, Fact(rank, node.loc, f"reduced along axis {k} in {format_expr(node)}"))
-            elif name in _MATRIX_FIRST and not paired:
+            elif matrix_first:
                 self.set_lower(array, Fact(2, node.loc, f"passed to {node.func}, which needs 2 dimensions"))
             else:
                 self.set_lower(array, Fact(1, node.loc, f"passed to {node.func}"))
@@ -393,9 +398,12 @@ class _FunctionUses:
         if name in NUMPY_BOUND:
             weighted = name == "bincount" and len(node.args) > 1 and not (
                 isinstance(node.args[1], n.Const) and node.args[1].value is None)
-            arrays = node.args[:2] if name in ("linalg.solve", "convolve") or paired or weighted else node.args[:1]
+            arrays = node.args[:2] if name in ("linalg.solve", "convolve", "kron") or paired or weighted \
+                else node.args[:1]
+            # The sorted operands (np.digitize's x and np.interp's x may be scalars).
+            arrays = {"digitize": node.args[1:2], "interp": node.args[1:3]}.get(name, arrays)
             for k, arg in enumerate(arrays):
-                rank = 2 if k == 0 and name in _MATRIX_FIRST and not paired else 1
+                rank = 2 if k == 0 and matrix_first else 1
                 self.array_use(arg, f"passed to {node.func}")
                 self.demands.append((arg, rank, f"{format_expr(arg)} is passed to {node.func}"))
         if name == "corrcoef" and not (isinstance(node.args[1], n.Const) and node.args[1].value is None):
@@ -609,8 +617,13 @@ class _FunctionUses:
             return 2
         if func == "np.linalg.solve" and len(args) == 2:
             return self.known_rank(args[1])
-        if func in ("np.arange", "np.linspace"):
+        if func in ("np.arange", "np.linspace", "np.append", "np.unique"):
             return 1
+        if func == "np.kron" and len(args) == 2:
+            return _max_rank([self.known_rank(a) for a in args])
+        if func in ("np.searchsorted", "np.digitize", "np.interp") and len(args) > 1:
+            # A result per searched value: np.searchsorted's v, the others' x.
+            return self.known_rank(args[1] if func == "np.searchsorted" else args[0])
         if func[3:] in _SHAPE_FIRST_NUMPY and args:
             return len(args[0].elements) if isinstance(args[0], n.TupleExpr) else 1
         if func in _SAME_RANK and args:

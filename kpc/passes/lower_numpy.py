@@ -69,7 +69,10 @@ What the emitters get after this pass (``array_level_nodes`` is empty), in full:
   read); ``np.cumsum(a, axis=k)`` a running sum per line into ``tmp<k>``; ``np.fill_diagonal``
   a loop over the flat diagonal positions; ``np.nonzero``/``np.where(c)``/``np.flatnonzero``
   a count, the index arrays ``nonzero<k>`` allocated, then one serial filling loop;
-  ``np.bincount`` the host routines ``bincount_length`` then ``bincount``. A slice step held
+  ``np.bincount`` the host routines ``bincount_length`` then ``bincount``; ``np.append`` a read
+  of the first or the second part. ``np.kron`` (``products``) reads one element of each operand
+  per element. ``np.searchsorted``, ``np.digitize``, ``np.interp`` (``searches``) and
+  ``np.unique`` (``order_statistics``) call the routines of kpc_order.hpp. A slice step held
   in a variable reads ``first + i * step`` after Python's slice rules computed into locals;
   ``value_check(ok, k)`` builtins raise NumPy's ValueErrors (``ir.intrinsics.VALUE_ERRORS``).
 - **Unpacking** (``unpacking``): ``ax, ay = line[i]`` is a length check ``value_check`` and

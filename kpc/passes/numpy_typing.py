@@ -429,6 +429,31 @@ def _histogram(node, args, kwargs):
     return TupleType((ArrayType(INT64, 1, "C"), ArrayType(FLOAT64, 1, "C")))
 
 
+def is_vector_cov(node) -> bool:
+    """``np.cov(m)`` without ``y`` (a 0-d array in Numba where ``m`` is 1-D)."""
+    return isinstance(node, n.Call) and node.func == "np.cov" and len(node.args) > 1 \
+        and isinstance(node.args[1], n.Const) and node.args[1].value is None
+
+
+def vector_cov(args) -> Type:
+    """``np.cov(x)`` of a 1-D ``x`` read as a scalar (``np.cov(x)[()]``, ``np.cov(x) * 2``,
+    ``np.sqrt(np.cov(x))``: Numba's 0-d array gives a float64 there): float64."""
+    if isinstance(args[0], ArrayType) and args[0].ndim == 1:
+        _cov_options(args)
+        _real_array(args[0], "np.cov()")
+        return FLOAT64
+    return _cov(None, args, {})
+
+
+def _cov_options(args) -> None:
+    rowvar, bias, ddof = args[2:]
+    for what, t in (("rowvar", rowvar), ("bias", bias)):
+        if not (isinstance(t, ScalarType) and (t.is_bool or t.is_int)):
+            raise TypingFailure(f"np.cov({what}=...) takes a boolean, got {t}")
+    if ddof != NONE and not (isinstance(ddof, ScalarType) and (ddof.is_int or ddof.is_bool)):
+        raise TypingFailure(f"np.cov(ddof=...) takes an integer in kpc, got {ddof}")
+
+
 def _cov(node, args, kwargs):
     """``np.cov(m, y=None, rowvar=True, bias=False, ddof=None)`` of a 2-D ``m``, or of a 1-D or
     2-D ``m`` and ``y`` (their rows stacked): float64, as Numba."""
@@ -440,15 +465,12 @@ def _cov(node, args, kwargs):
             if t.ndim > 2:
                 raise TypingFailure(f"np.cov(): {what} has more than 2 dimensions")
     elif m.ndim == 1:
-        raise TypingFailure("np.cov() of a 1-D array returns a 0-d array in Numba, which kpc does not represent "
-                            "(kpc: a 2-D m, or m and y)")
+        raise TypingFailure("np.cov() of one 1-D array returns a 0-d array in Numba, which kpc does not "
+                            "represent; kpc translates it read as a scalar (np.cov(x)[()], np.cov(x) * s with "
+                            "a scalar s, np.sqrt(np.cov(x))), a 2-D m, or m and y")
     elif m.ndim != 2:
         raise TypingFailure("np.cov(): m has more than 2 dimensions")
-    for what, t in (("rowvar", rowvar), ("bias", bias)):
-        if not (isinstance(t, ScalarType) and (t.is_bool or t.is_int)):
-            raise TypingFailure(f"np.cov({what}=...) takes a boolean, got {t}")
-    if ddof != NONE and not (isinstance(ddof, ScalarType) and (ddof.is_int or ddof.is_bool)):
-        raise TypingFailure(f"np.cov(ddof=...) takes an integer in kpc, got {ddof}")
+    _cov_options(args)
     return ArrayType(FLOAT64, 2, "C")
 
 
@@ -550,6 +572,81 @@ def _flatnonzero(node, args, kwargs):
     return ArrayType(INT64, 1, "C")
 
 
+# --- searches of sorted data (issue 32): np.searchsorted, np.digitize, np.interp, as Numba types them.
+
+def _real_value(t, what: str):
+    """A real number or an array of real numbers (kpc: not complex, not a datetime)."""
+    if isinstance(t, ArrayType):
+        return _real_array(t, what)
+    if not (isinstance(t, ScalarType) and not t.is_complex):
+        raise TypingFailure(f"{what} takes a real number or an array of real numbers, got {t}")
+    return t
+
+
+def _indices_like(t) -> Type:
+    """int64 indices, one per value of ``t`` (an array keeps its shape)."""
+    return ArrayType(INT64, t.ndim, "C") if isinstance(t, ArrayType) else INT64
+
+
+def _vector(t, what: str) -> ArrayType:
+    if _real_array(t, what).ndim != 1:
+        raise TypingFailure(f"{what} needs a 1-D array, got {t}")
+    return t
+
+
+def _append(node, args, kwargs):
+    """``np.append(arr, values)``: both flattened, joined, in their promoted dtype (a scalar counts
+    as an array of its type, as Numba's ``np.asarray``); kpc: no axis."""
+    arr, values, axis = args
+    dtypes = [rules.dtype_of(_real_value(t, f"np.append({what}=...)")) for what, t in (("arr", arr), ("values", values))]
+    if axis != NONE:
+        raise TypingFailure("np.append() along an axis is not translated by kpc (only axis=None: a 1-D result)")
+    return ArrayType(rules.unify(*dtypes), 1, "C")
+
+
+def _unique(node, args, kwargs):
+    """``np.unique(ar)``: the sorted distinct values, 1-D, in ``ar``'s dtype."""
+    return ArrayType(_real_array(args[0], "np.unique()").dtype, 1, "C")
+
+
+def _kron(node, args, kwargs):
+    """``np.kron(a, b)`` of 1-D or 2-D arrays: in ``a``'s dtype, 1-D when both are; kpc: no
+    scalars. (Numba refuses strided operands; kpc's types guessed without a signature are
+    strided, so kpc translates them.)"""
+    for t in args:
+        if not isinstance(t, ArrayType) or t.dtype.is_complex:
+            raise TypingFailure(f"np.kron() of {t} is not translated by kpc (arrays of real numbers only)")
+        if t.ndim > 2:
+            raise TypingFailure("np.kron() only supported on 1 and 2-D arrays")
+    return ArrayType(args[0].dtype, max(t.ndim for t in args), "C")
+
+
+def _searchsorted(node, args, kwargs):
+    """``np.searchsorted(a, v, side)``: an int64 index per value of ``v`` (a scalar for one)."""
+    a, v, _ = args
+    _vector(a, "np.searchsorted(a, ...)")
+    return _indices_like(_real_value(v, "np.searchsorted(v=...)"))
+
+
+def _digitize(node, args, kwargs):
+    """``np.digitize(x, bins, right=False)``: an int64 bin index per value of ``x``."""
+    x, bins, right = args
+    _vector(bins, "np.digitize(bins=...)")
+    if not (isinstance(right, ScalarType) and (right.is_bool or right.is_int)):
+        raise TypingFailure(f"np.digitize(right=...) takes a boolean, got {right}")
+    return _indices_like(_real_value(x, "np.digitize(x=...)"))
+
+
+def _interp(node, args, kwargs):
+    """``np.interp(x, xp, fp)`` of real 1-D ``xp`` and ``fp``: float64, a scalar for one ``x``
+    (kpc: a complex ``fp`` is not translated)."""
+    x, xp, fp = args
+    _vector(xp, "np.interp(xp=...)")
+    _vector(fp, "np.interp(fp=...)")
+    x = _real_value(x, "np.interp(x=...)")
+    return ArrayType(FLOAT64, x.ndim, "C") if isinstance(x, ArrayType) else FLOAT64
+
+
 _OTHER = {
     (False, "array"): _literal_array, (False, "asarray"): _literal_array,
     (None, "arange"): _arange, (None, "linspace"): _linspace, (None, "eye"): _eye,
@@ -570,5 +667,6 @@ _OTHER = {
     (False, "percentile"): _percentile, (False, "quantile"): _percentile, (False, "corrcoef"): _corrcoef,
     (False, "roll"): _roll, (False, "convolve"): _convolve, (False, "bincount"): _bincount,
     (False, "diag"): _diag, (False, "fill_diagonal"): _fill_diagonal, (False, "nonzero"): _nonzero,
-    (False, "flatnonzero"): _flatnonzero,
+    (False, "flatnonzero"): _flatnonzero, (False, "searchsorted"): _searchsorted, (False, "digitize"): _digitize,
+    (False, "interp"): _interp, (False, "append"): _append, (False, "unique"): _unique, (False, "kron"): _kron,
 }

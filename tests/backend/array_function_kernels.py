@@ -33,3 +33,8 @@ def thin_out(a, step):
     a[::step] = 0.0
     return a
 
+
+
+@njit
+def kron(a, b):
+    return np.kron(a, b)

@@ -2,12 +2,12 @@
 Numba's message, on the Kokkos target (empty operands, negative values and minlength, weights
 of another length, a zero step); a variable negative step writes what Numba writes; forms kpc
 does not translate (np.fill_diagonal of a 3-D array) stay Numba with a reason; on the CUDA
-space the host routines of np.bincount are refused before any compiler runs."""
+space the host routines of np.bincount are refused before any compiler runs; np.kron of an
+integer by a float matrix is in the integer dtype, as Numba's (NumPy's is float64)."""
 
 from __future__ import annotations
 
 import doctest
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +15,7 @@ import pytest
 
 from kpc.check.runner import import_path
 from kpc.passes.numpy_lowering import array_functions
+from numba_errors import assert_raises_as_numba, kokkos_dropin
 
 HERE = Path(__file__).resolve().parent
 KERNELS = HERE / "array_function_kernels.py"
@@ -25,16 +26,13 @@ SIGNATURES = {
     "weighted_bincount": ["weighted_bincount(int64[:], float64[:])"],
     "every": ["every(float64[:], int64)"],
     "thin_out": ["thin_out(float64[:], int64)"],
+    "kron": ["kron(int64[:, ::1], float64[:, ::1])"],
 }
 
 
 @pytest.fixture(scope="module")
 def kokkos(tmp_path_factory):
-    from kpc.api import build
-
-    out = tmp_path_factory.mktemp("array_functions_openmp")
-    result = build(KERNELS, out, signatures=SIGNATURES, space="openmp", strict=True)
-    return import_path(result.module_path, "kpc_array_functions_dropin_openmp")
+    return kokkos_dropin(tmp_path_factory, KERNELS, SIGNATURES, "array_functions")[0]
 
 
 @pytest.fixture(scope="module")
@@ -58,13 +56,7 @@ ERRORS = [
 @pytest.mark.compile
 @pytest.mark.parametrize("kernel, args", ERRORS, ids=lambda v: v if isinstance(v, str) else "")
 def test_errors_are_numbas(kokkos, numba, kernel, args):
-    with pytest.raises(ValueError) as expected:
-        getattr(numba, kernel)(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # no fallback to Numba: the translation raises
-        with pytest.raises(ValueError) as actual:
-            getattr(kokkos, kernel)(*args)
-    assert str(actual.value) == str(expected.value)
+    assert_raises_as_numba(getattr(kokkos, kernel), getattr(numba, kernel), args)
 
 
 @pytest.mark.compile
@@ -73,6 +65,14 @@ def test_a_variable_step_writes_what_numba_writes(kokkos, numba, step):
     a = np.arange(10.0)
     np.testing.assert_array_equal(kokkos.thin_out(a.copy(), step), numba.thin_out(a.copy(), step))
     assert kokkos.every(a, step) == numba.every(a, step)
+
+
+@pytest.mark.compile
+def test_kron_of_an_integer_by_a_float_matrix_is_in_the_integer_dtype_as_numba(kokkos, numba):
+    a, b = np.array([[1, -2], [3, 4]]), np.array([[0.5, -1.7, 2.9]])
+    result = kokkos.kron(a, b)
+    assert result.dtype == np.int64
+    np.testing.assert_array_equal(result, numba.kron(a, b))
 
 
 def test_fill_diagonal_of_a_3d_array_stays_numba_with_a_reason(tmp_path):

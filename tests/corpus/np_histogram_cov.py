@@ -7,7 +7,9 @@ edges, a single edge: no bins; the edges returned as given), unpacked (`h, e = .
 returned as a pair; `np.cov` of the rows of a matrix and of its columns (`rowvar=False`),
 with `bias` and `ddof`, and of two arrays (`np.cov(x, y)` of 1-D ones: the 2x2 matrix; of
 a matrix and a 1-D or 2-D array: their rows stacked), float64 for every input dtype as in
-Numba. Computed on the Kokkos target by the serial host routines of kpc_linalg.hpp.
+Numba; `np.cov(x)` of one 1-D array (a 0-d array in Numba) read as a scalar: `[()]`, times a
+scalar, under `np.sqrt`, with `ddof` and `bias`, and in a loop over the rows of a matrix
+(a single observation: NaN, as Numba). Computed on the Kokkos target by the serial host routines of kpc_linalg.hpp.
 """
 import numpy as np
 from numba import njit
@@ -60,6 +62,21 @@ def covariance_pair(x, y):
 @njit
 def covariance_stacked(m, y, ddof):
     return np.cov(m, y), np.cov(m.T, y, rowvar=False, ddof=ddof), np.cov(m, m[::-1] * 2.0)
+
+
+@njit
+def variance_by_cov(x, ddof):
+    var = np.cov(x)[()]
+    sd = np.sqrt(np.cov(x, ddof=ddof))
+    return var, sd, np.cov(x, bias=True) * 0.5, 2.0 - np.cov(x * 3.0)
+
+
+@njit
+def row_variances(m):
+    out = np.empty(m.shape[0])
+    for i in range(m.shape[0]):
+        out[i] = np.cov(m[i])[()]
+    return out, np.cov(m[:, 0], m[:, -1])
 
 
 KPC_CASES = {
@@ -121,6 +138,22 @@ KPC_CASES = {
         "dtypes": ["float64", "int64"],
         "sizes": [{"v": 2, "k": 3, "d": 0}, {"v": 4, "k": 25, "d": 2}],
         "layouts": ["C", "F"],
+        "rtol": 1e-12,
+        "atol": 1e-14,
+    },
+    "variance_by_cov": {
+        "args": {"x": ("k",), "ddof": {"kind": "scalar", "value": "d"}},
+        "dtypes": ["float64", "float32", "int64", "int16"],
+        "sizes": [{"k": 1, "d": 0}, {"k": 2, "d": 1}, {"k": 9, "d": 2}, {"k": 500, "d": 0}],
+        "layouts": ["C", "strided"],
+        "rtol": 1e-12,
+        "atol": 1e-14,
+    },
+    "row_variances": {
+        "args": {"m": ("v", "k")},
+        "dtypes": ["float64", "int32"],
+        "sizes": [{"v": 1, "k": 1}, {"v": 3, "k": 2}, {"v": 40, "k": 30}],
+        "layouts": ["C", "F", "strided"],
         "rtol": 1e-12,
         "atol": 1e-14,
     },

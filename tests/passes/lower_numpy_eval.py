@@ -170,6 +170,13 @@ def _matmul(a, b, out, ta=False, tb=False, alpha=1):
     out[...] = alpha * ((a.T if ta else a) @ (b.T if tb else b))
 
 
+def _searched(function):
+    """A search routine: ``function`` of its two inputs and its flag (last) into its third argument."""
+    def routine(first, second, out, flag):
+        out[...] = function(first, second, flag)
+    return routine
+
+
 def _sort_rows(a):
     a[...] = np.sort(a, axis=-1)
 
@@ -180,7 +187,15 @@ def _argsort(keys, order, stable):
 
 # The order routines and readers (ir.intrinsics.ORDER_ROUTINES, ORDER_READERS), computed with NumPy.
 _ORDER_ROUTINES = {"sort_rows": _sort_rows, "argsort": _argsort, "median_sorted": lambda s: float(np.median(s)),
-                   "quantile_sorted": lambda s, q, scale: float(np.percentile(s, q * scale))}
+                   "quantile_sorted": lambda s, q, scale: float(np.percentile(s, q * scale)),
+                   "searchsorted": lambda a, v, right: int(np.searchsorted(a, v, "right" if right else "left")),
+                   "digitize": lambda x, bins, right: int(np.digitize(x, bins, right)),
+                   "interp": lambda x, xp, fp: float(np.interp(x, xp, fp)),
+                   "searchsorted_values": _searched(lambda a, v, right: np.searchsorted(a, v, "right" if right
+                                                                                         else "left")),
+                   "digitize_values": _searched(lambda x, bins, right: np.digitize(x, bins, right)),
+                   "interp_values": _fill(np.interp), "unique_count": lambda s: np.unique(s).shape[0],
+                   "unique_values": _fill(np.unique)}
 def _bincount_length(x, *rest):
     """``bincount_length(x[, weights], minlength)``: the length of NumPy's result (and its errors)."""
     return np.bincount(x, *rest[:-1], minlength=rest[-1]).shape[0]

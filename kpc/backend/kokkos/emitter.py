@@ -24,7 +24,7 @@ import jinja2
 
 from kpc import __version__
 from kpc.ir import nodes as n
-from kpc.ir.intrinsics import HOST_ROUTINES, ORDER_ROUTINES
+from kpc.ir.intrinsics import HOST_ROUTINES, ORDER_READERS, ORDER_ROUTINES
 from kpc.ir.queries import called_inside, nested_bodies, own_exprs
 from kpc.ir.types import ArrayType, DTypeType, NoneType, ScalarType, TupleType, Type
 
@@ -267,7 +267,8 @@ def emit_translation_unit(specializations, space: str = "openmp", source: str = 
     routines = {node.func for spec in specializations for node in n.walk(list(spec.module.functions.values()))
                 if isinstance(node, n.Call) and node.kind == "builtin" and node.func in HOST_ROUTINES}
     products = "matmul" in routines
-    ordered = any(isinstance(node, n.Call) and node.kind == "builtin" and node.func in ORDER_ROUTINES
+    ordered = any(isinstance(node, n.Call) and node.kind == "builtin"
+                  and (node.func in ORDER_ROUTINES or node.func in ORDER_READERS)
                   for spec in specializations for node in n.walk(list(spec.module.functions.values())))
     linalg = bool(routines - {"matmul"})
     if linalg and space == "cuda":

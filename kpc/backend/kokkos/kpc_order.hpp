@@ -1,5 +1,6 @@
-// kpc_order.hpp: np.sort, np.argsort, np.median, np.percentile and np.quantile, with Numba's
-// orders, results and errors, in any execution space (inside parallel loops too).
+// kpc_order.hpp: np.sort, np.argsort, np.median, np.percentile and np.quantile, and the searches
+// of sorted data (np.searchsorted, np.digitize, np.interp), with Numba's orders, results and
+// errors, in any execution space (inside parallel loops too).
 //
 // lower-numpy copies the operand into a fresh C-contiguous array (a stack or per-thread
 // buffer inside a parallel loop) and orders that copy in place; the order statistics then
@@ -212,6 +213,265 @@ KOKKOS_INLINE_FUNCTION double quantile_sorted(const S& s, double q, double scale
   const double m = rank - f;
   const int64_t k = static_cast<int64_t>(f - 1.0);
   return s(k) * (1.0 - m) + s(k + 1) * m;
+}
+
+// ---------------------------------------------------------------- searches of sorted data
+
+// Numba's comparisons for np.searchsorted: a < b, with a NaN key after every number; a <= b,
+// true for a NaN key. Mixed signed and unsigned 64-bit integers compare as float64 (Numba's
+// promotion), other pairs as C++ promotes them (as Numba does).
+template <class A, class B>
+KOKKOS_INLINE_FUNCTION auto common(A a, B b) {
+  if constexpr (std::is_integral_v<A> && std::is_integral_v<B> && std::is_signed_v<A> != std::is_signed_v<B> &&
+                (sizeof(A) == 8 || sizeof(B) == 8)) {
+    return Kokkos::pair<double, double>(static_cast<double>(a), static_cast<double>(b));
+  } else {
+    using C = std::common_type_t<A, B>;
+    return Kokkos::pair<C, C>(static_cast<C>(a), static_cast<C>(b));
+  }
+}
+
+template <class A, class B>
+KOKKOS_INLINE_FUNCTION bool search_less(A a, B b) {
+  const auto [x, y] = common(a, b);
+  if constexpr (std::is_floating_point_v<B>) {
+    return x < y || (b != b && a == a);
+  } else {
+    return x < y;
+  }
+}
+
+template <class A, class B>
+KOKKOS_INLINE_FUNCTION bool search_less_equal(A a, B b) {
+  if constexpr (std::is_floating_point_v<B>) {
+    if (b != b) return true;
+  }
+  const auto [x, y] = common(a, b);
+  return x <= y;
+}
+
+// Reads a 1-D view forwards, or backwards (np.digitize's decreasing bins: bins[::-1]).
+template <class V>
+struct sequence {
+  V v;
+  bool reversed;
+  KOKKOS_INLINE_FUNCTION int64_t size() const { return static_cast<int64_t>(v.extent(0)); }
+  KOKKOS_INLINE_FUNCTION auto operator[](int64_t i) const { return reversed ? v(size() - 1 - i) : v(i); }
+};
+
+// Numba's bisection of a[low, high) for key: the first index whose element is not before it
+// (side 'left': a[i] < key), or not at or before it (side 'right': a[i] <= key).
+template <class S, class K>
+KOKKOS_INLINE_FUNCTION int64_t bisect(const S& a, K key, int64_t low, int64_t high, bool right) {
+  while (low < high) {
+    const int64_t mid = low + ((high - low) >> 1);
+    const bool before = right ? search_less_equal(a[mid], key) : search_less(a[mid], key);
+    if (before) {
+      low = mid + 1;
+    } else {
+      high = mid;
+    }
+  }
+  return low;
+}
+
+// np.searchsorted(a, v, side) of one value.
+template <class A, class K>
+KOKKOS_INLINE_FUNCTION int64_t searchsorted(const A& a, K key, bool right) {
+  return bisect(sequence<A>{a, false}, key, int64_t(0), static_cast<int64_t>(a.extent(0)), right);
+}
+
+// np.searchsorted(a, v, side) of the values of the 1-D view v into out, in order, as Numba:
+// each search starts from the previous value's result where the keys ascend (so the result
+// matches Numba's for an unsorted a too).
+template <class S, class V, class O>
+KOKKOS_INLINE_FUNCTION void search_values(const S& a, const V& v, const O& out, bool right) {
+  const int64_t n = a.size();
+  const int64_t count = static_cast<int64_t>(v.extent(0));
+  if (count == 0) return;
+  auto last = v(0);
+  int64_t low = 0, high = n;
+  for (int64_t i = 0; i < count; ++i) {
+    const auto key = v(i);
+    if (right ? search_less_equal(last, key) : search_less(last, key)) {
+      high = n;
+    } else {
+      low = 0;
+      high = high < n ? high + 1 : n;
+    }
+    last = key;
+    low = bisect(a, key, low, high, right);
+    high = low;
+    out(i) = low;
+  }
+}
+
+template <class A, class V, class O>
+KOKKOS_INLINE_FUNCTION void searchsorted_values(const A& a, const V& v, const O& out, bool right) {
+  search_values(sequence<A>{a, false}, v, out, right);
+}
+
+// np.digitize's check of its bins: 1 increasing (or all equal, or empty), -1 decreasing, 0
+// neither (Numba's ValueError).
+template <class B>
+KOKKOS_INLINE_FUNCTION int monotonicity(const B& bins) {
+  const int64_t n = static_cast<int64_t>(bins.extent(0));
+  if (n == 0) return 1;
+  auto last = bins(0);
+  int64_t i = 1;
+  while (i < n && bins(i) == last) ++i;
+  if (i == n) return 1;
+  auto next = bins(i);
+  const bool increasing = last < next;
+  for (++i; i < n; ++i) {
+    last = next;
+    next = bins(i);
+    if (increasing ? last > next : last < next) return 0;
+  }
+  return increasing ? 1 : -1;
+}
+
+// np.digitize(x, bins, right) of one value, as Numba: searchsorted on the bins (side 'right'
+// for right=False), decreasing bins searched reversed and the index counted from the end.
+template <class B, class K>
+KOKKOS_INLINE_FUNCTION int64_t digitize(K x, const B& bins, bool right) {
+  const int mono = monotonicity(bins);
+  if (mono == 0) {
+    raise_error(digitize_bins_error);
+    return 0;
+  }
+  const int64_t n = static_cast<int64_t>(bins.extent(0));
+  const int64_t found = bisect(sequence<B>{bins, mono == -1}, x, int64_t(0), n, !right);
+  return mono == -1 ? n - found : found;
+}
+
+template <class X, class B, class O>
+KOKKOS_INLINE_FUNCTION void digitize_values(const X& x, const B& bins, const O& out, bool right) {
+  const int mono = monotonicity(bins);
+  if (mono == 0) {
+    raise_error(digitize_bins_error);
+    return;
+  }
+  search_values(sequence<B>{bins, mono == -1}, x, out, !right);
+  if (mono == -1) {
+    const int64_t n = static_cast<int64_t>(bins.extent(0));
+    for (int64_t i = 0; i < static_cast<int64_t>(out.extent(0)); ++i) out(i) = n - out(i);
+  }
+}
+
+// NumPy's bisection with a guess (np.interp's, Numba's copy of NumPy 1.15's): the index j with
+// xp[j] <= key < xp[j + 1], -1 below xp[0], n above xp[n - 1].
+template <class P>
+KOKKOS_INLINE_FUNCTION int64_t search_with_guess(double key, const P& xp, int64_t n, int64_t guess) {
+  constexpr int64_t cached = 8;
+  int64_t low = 0, high = n;
+  if (key > static_cast<double>(xp(n - 1))) return n;
+  if (key < static_cast<double>(xp(0))) return -1;
+  if (n <= 4) {
+    int64_t i = 1;
+    while (i < n && key >= static_cast<double>(xp(i))) ++i;
+    return i - 1;
+  }
+  if (guess > n - 3) guess = n - 3;
+  if (guess < 1) guess = 1;
+  if (key < static_cast<double>(xp(guess))) {
+    if (key < static_cast<double>(xp(guess - 1))) {
+      high = guess - 1;
+      if (guess > cached && key >= static_cast<double>(xp(guess - cached))) low = guess - cached;
+    } else {
+      return guess - 1;
+    }
+  } else {
+    if (key < static_cast<double>(xp(guess + 1))) return guess;
+    if (key < static_cast<double>(xp(guess + 2))) return guess + 1;
+    low = guess + 2;
+    if (guess < n - cached - 1 && key < static_cast<double>(xp(guess + cached))) high = guess + cached;
+  }
+  while (low < high) {
+    const int64_t mid = low + ((high - low) >> 1);
+    if (key >= static_cast<double>(xp(mid))) {
+      low = mid + 1;
+    } else {
+      high = mid;
+    }
+  }
+  return low - 1;
+}
+
+// np.interp(x, xp, fp) at one point, as Numba (in float64): NaN stays NaN, the ends are held
+// outside xp, an exact sample point gives its value, and a NaN from one side is tried from
+// the other. ``guess`` carries the previous point's interval (the points are taken in order).
+template <class P, class F>
+KOKKOS_INLINE_FUNCTION double interp_at(double x, const P& xp, const F& fp, int64_t& guess) {
+  const int64_t n = static_cast<int64_t>(xp.extent(0));
+  if (n == 1) return static_cast<double>(fp(0));
+  if (x != x) return x;
+  const int64_t j = guess = search_with_guess(x, xp, n, guess);
+  if (j == -1) return static_cast<double>(fp(0));
+  if (j == n) return static_cast<double>(fp(n - 1));
+  if (j == n - 1) return static_cast<double>(fp(j));
+  const double x0 = static_cast<double>(xp(j)), x1 = static_cast<double>(xp(j + 1));
+  const double y0 = static_cast<double>(fp(j)), y1 = static_cast<double>(fp(j + 1));
+  if (x0 == x) return y0;
+  const double slope = (y1 - y0) / (x1 - x0);
+  double value = slope * (x - x0) + y0;
+  if (value != value) {
+    value = slope * (x - x1) + y1;
+    if (value != value && y0 == y1) value = y0;
+  }
+  return value;
+}
+
+// Numba's errors of np.interp: no sample points, or xp and fp of different lengths.
+template <class P, class F>
+KOKKOS_INLINE_FUNCTION bool interp_checked(const P& xp, const F& fp) {
+  if (xp.extent(0) == 0) {
+    raise_error(interp_empty_error);
+    return false;
+  }
+  if (xp.extent(0) != fp.extent(0)) {
+    raise_error(interp_size_error);
+    return false;
+  }
+  return true;
+}
+
+template <class P, class F>
+KOKKOS_INLINE_FUNCTION double interp(double x, const P& xp, const F& fp) {
+  int64_t guess = 0;
+  return interp_checked(xp, fp) ? interp_at(x, xp, fp, guess) : 0.0;
+}
+
+// np.interp of the values of the 1-D view x into out, in order.
+template <class X, class P, class F, class O>
+KOKKOS_INLINE_FUNCTION void interp_values(const X& x, const P& xp, const F& fp, const O& out) {
+  if (!interp_checked(xp, fp)) return;
+  int64_t guess = 0;
+  for (int64_t i = 0; i < static_cast<int64_t>(x.extent(0)); ++i) {
+    out(i) = interp_at(static_cast<double>(x(i)), xp, fp, guess);
+  }
+}
+
+// np.unique of the sorted copy s, as Numba: how many distinct values (NaNs, sorted last,
+// count as one), then those values in order.
+template <class S>
+KOKKOS_INLINE_FUNCTION bool starts_value(const S& s, int64_t i) {
+  return i == 0 || (s(i) != s(i - 1) && !(s(i) != s(i) && s(i - 1) != s(i - 1)));
+}
+
+template <class S>
+KOKKOS_INLINE_FUNCTION int64_t unique_count(const S& s) {
+  int64_t count = 0;
+  for (int64_t i = 0; i < static_cast<int64_t>(s.extent(0)); ++i) count += starts_value(s, i);
+  return count;
+}
+
+template <class S, class O>
+KOKKOS_INLINE_FUNCTION void unique_values(const S& s, const O& out) {
+  int64_t at = 0;
+  for (int64_t i = 0; i < static_cast<int64_t>(s.extent(0)); ++i) {
+    if (starts_value(s, i)) out(at++) = s(i);
+  }
 }
 
 }  // namespace order

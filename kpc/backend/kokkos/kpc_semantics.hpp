@@ -119,6 +119,10 @@ enum : int {
   empty_maximum_error = 10,
   empty_minimum_error = 11,
   empty_quantile_error = 12,
+  // np.digitize, np.interp (kpc_order.hpp): ValueError.
+  digitize_bins_error = 13,
+  interp_empty_error = 14,
+  interp_size_error = 15,
 };
 
 inline const char* error_message(int error) {
@@ -145,6 +149,12 @@ inline const char* error_message(int error) {
       return "zero-size array to reduction operation minimum which has no identity";
     case empty_quantile_error:
       return "";
+    case digitize_bins_error:
+      return "bins must be monotonically increasing or decreasing";
+    case interp_empty_error:
+      return "array of sample points is empty";
+    case interp_size_error:
+      return "fp and xp are not of the same size.";
     default:
       return "index is out of bounds";
   }

@@ -79,7 +79,7 @@ def require_numba_semantics(module, name: str) -> None:
                                   "has no counterpart of; the kernel stays Numba")
             if isinstance(node, n.Call) and node.kind == "builtin" and (node.func in ORDER_ROUTINES
                                                                        or node.func in ORDER_READERS):
-                raise Unsupported(f"a sort or order statistic ({node.func}) in '{other}'", node.loc,
+                raise Unsupported(f"a sort, search or order statistic ({node.func}) in '{other}'", node.loc,
                                   "kpc orders arrays with C++ routines (kpc_order.hpp) that upstream PyKokkos has "
                                   "no counterpart of; the kernel stays Numba")
             if _is_complex(getattr(node, "type", None)) or isinstance(getattr(node, "value", None), complex) \

@@ -1,4 +1,4 @@
-"""NumPy array functions as loops: roll, convolve, diag, fill_diagonal, nonzero, bincount, cumsum along an axis.
+"""NumPy array functions as loops: roll, convolve, diag, fill_diagonal, nonzero, bincount, cumsum along an axis, append.
 
 The element-wise ones are ``ArrayValue``s the consumer's loops read (``np.roll`` reads its
 source at a shifted position, ``np.convolve`` computes each element with a short inner
@@ -32,7 +32,7 @@ from ...ir.types import BOOL, INT64, NONE, ArrayType
 from .values import ArrayValue, clone, const_int
 
 # The NumPy functions of this module whose value is an array (np.fill_diagonal is a statement).
-ARRAY_FUNCTIONS = {"roll", "convolve", "diag", "nonzero", "flatnonzero", "bincount"}
+ARRAY_FUNCTIONS = {"roll", "convolve", "diag", "nonzero", "flatnonzero", "bincount", "append"}
 
 
 def is_nonzero(expr) -> bool:
@@ -42,7 +42,7 @@ def is_nonzero(expr) -> bool:
 
 class ArrayFunctions:
     """``ElementLowering``'s np.roll, np.convolve, np.diag, np.fill_diagonal, np.nonzero,
-    np.bincount and np.cumsum along an axis."""
+    np.bincount, np.cumsum along an axis and np.append."""
 
     def array_function(self, name: str, call: n.Call, pre: list) -> ArrayValue:
         if name == "roll":
@@ -53,6 +53,8 @@ class ArrayFunctions:
             return self.diagonal(call, pre)
         if name == "bincount":
             return self.bincount(call, pre)
+        if name == "append":
+            return self.appended(call, pre)
         (indices,) = self.nonzero_indices(call, pre)
         return self.read_back(indices, [self.b.shape_of(indices, 0)])
 
@@ -258,6 +260,30 @@ class ArrayFunctions:
         pre.append(n.Assign(clone(out), self.allocation([clone(length)], type.dtype), self.loc))
         pre.append(n.ExprStmt(n.Call("bincount", inputs + [clone(out)], "builtin", {}, NONE, self.loc), self.loc))
         return self.read_back(out, [clone(length)])
+
+    def appended(self, call: n.Call, pre: list) -> ArrayValue:
+        """``np.append(arr, values)``: the flattened ``arr``, then the flattened ``values`` (a
+        scalar, computed once, is one element), in the result's dtype."""
+        b = self.b
+        dtype = call.type.dtype
+        parts = []
+        for arg in call.args[:2]:
+            if isinstance(arg.type, ArrayType):
+                part = self.array(arg, pre)
+                part = part if part.ndim == 1 else self.flat(part, None)
+                parts.append(self.read_back(self.materialize(part, pre), part.shape) if part.costly else part)
+            else:
+                value = self.local("value", b.cast(self.scalar(arg, pre), dtype), pre)
+                parts.append(ArrayValue([b.int(1)], lambda idx, body, value=value: clone(value), dtype))
+        first, second = parts
+        split = self.local("split", clone(first.shape[0]), pre)
+
+        def element(idx, body):
+            head = b.cast(first.element([clone(idx[0])], body), dtype)
+            tail = b.cast(second.element([b.sub(clone(idx[0]), clone(split))], body), dtype)
+            return n.IfExp(self.compare("<", clone(idx[0]), clone(split)), head, tail, dtype, self.loc)
+
+        return ArrayValue([b.add(clone(split), clone(second.shape[0]))], element, dtype)
 
     def scan_axis(self, name: str, call: n.Call, axis: int, pre: list) -> ArrayValue:
         """``np.cumsum(a, axis)``: per line along ``axis``, a running sum into a temporary

@@ -37,13 +37,14 @@ from .numpy_names import short_name
 from .order_statistics import OrderStatistics
 from .products import MatrixProducts
 from .reductions import Reductions
+from .searches import SortedSearches
 from .shapes import Shapes
 from .ufuncs import Ufuncs
 from .values import ArrayValue, Builder, Namer, clone, const_int, is_nonnegative, is_one
 
 
 class ElementLowering(Shapes, Broadcasting, NumpyCalls, Ufuncs, Reductions, MatrixProducts, OrderStatistics,
-                      ArrayFunctions):
+                      ArrayFunctions, SortedSearches):
     """Builds ``ArrayValue``s and scalar expressions for the statements of one function.
 
     ``read_through`` maps local names to the definition their uses read instead of the
@@ -152,6 +153,8 @@ class ElementLowering(Shapes, Broadcasting, NumpyCalls, Ufuncs, Reductions, Matr
             return self.reduce_matmul_scalar(expr, pre)
         if isinstance(expr, n.Index) and not isinstance(expr.type, ArrayType):
             base = expr.base
+            if not expr.indices:
+                return self.scalar(base, pre)  # np.cov(x)[()]: Numba's 0-d array read, a scalar here
             if isinstance(base, n.Attribute) and base.attr == "shape" and self.needs_value(base.value):
                 k = const_int(expr.indices[0]) if len(expr.indices) == 1 else None
                 if k is None:

@@ -23,6 +23,7 @@ from ..host_routines import ROUTINES, host_routine
 from .array_functions import ARRAY_FUNCTIONS
 from .numpy_names import ALLOCATIONS, REDUCTIONS, ROUNDING, short_name
 from .order_statistics import ORDERED_ARRAYS, ORDERED_SCALARS
+from .searches import SEARCHES
 from .values import ArrayValue, clone, const_int, is_bool_array
 
 
@@ -57,11 +58,15 @@ class NumpyCalls:
             return self.order_value(call, pre)
         if call.kind == "numpy" and name in ARRAY_FUNCTIONS:
             return self.array_function(name, call, pre)
+        if call.kind == "numpy" and name in SEARCHES:
+            return self.search_value(call, pre)
         if call.func in ROUTINES:
             ((result, shape),) = host_routine(self, call, pre)
             return self.read_back(result, shape)
         if name in ("dot", "matmul"):
             return self.matmul(call.args[0], call.args[1], dtype, pre, call)
+        if name == "kron":
+            return self.kron(call, pre)
         if name in ("array", "asarray") and isinstance(call.args[0], n.TupleExpr):
             return self.literal_array(call.args[0], dtype, pre)
         if name in ("copy", "ascontiguousarray", "asfortranarray", "array", "asarray"):
@@ -172,6 +177,10 @@ class NumpyCalls:
         has_array_arg = any(isinstance(getattr(a, "type", None), ArrayType) for a in call.args)
         if name in ORDERED_SCALARS and has_array_arg:
             return self.order_scalar(call, pre)
+        if call.kind == "numpy" and name in SEARCHES:
+            return self.search_scalar(call, pre)
+        if call.func == "np.cov" and has_array_arg:
+            return self.vector_covariance(call, pre)
         if name in REDUCTIONS and has_array_arg and isinstance(subject, n.Index) \
                 and len(subject.indices) == 1 and is_bool_array(subject.indices[0]):
             return self.reduce_masked(REDUCTIONS[name], subject, call.type, pre, call)

@@ -1,11 +1,13 @@
-"""Sorts and order statistics: np.sort, np.argsort, np.median, np.percentile, np.quantile, np.corrcoef.
+"""Sorts and order statistics: np.sort, np.argsort, np.unique, np.median, np.percentile, np.quantile, np.corrcoef.
 
 The operand is copied into a fresh C-contiguous array (flattened for the statistics, in
 float64 for percentiles, as Numba), a builtin ``ExprStmt`` of ``ir.intrinsics.ORDER_ROUTINES``
 orders the copy in place, and the result reads it: ``median_sorted`` / ``quantile_sorted``
 (``ORDER_READERS``) give the statistic. The routines (kpc_order.hpp) run in any execution
 space, so a median of a small window inside a parallel loop is a per-thread copy and a small
-sort. ``np.corrcoef`` normalises ``np.cov``'s host routine as Numba does.
+sort. ``np.unique`` counts, then copies, the distinct values of the flattened sorted copy
+(``unique_count``, ``unique_values``). ``np.corrcoef`` normalises ``np.cov``'s host routine as
+Numba does.
 
 >>> from kpc.ir.nodes import NOLOC, Call, Function, Name, Param
 >>> from kpc.ir.printer import format_function
@@ -35,7 +37,7 @@ from .numpy_names import short_name
 from .values import ArrayValue, clone, const_int
 
 # The NumPy functions lowered here, and the scale of q (np.quantile's q is a fraction).
-ORDERED_ARRAYS = {"sort", "argsort", "percentile", "quantile", "corrcoef"}
+ORDERED_ARRAYS = {"sort", "argsort", "unique", "percentile", "quantile", "corrcoef"}
 ORDERED_SCALARS = {"median", "percentile", "quantile", "corrcoef"}
 QUANTILE_SCALE = {"percentile": 1.0, "quantile": 100.0}
 
@@ -87,6 +89,8 @@ class OrderStatistics:
         source = self.array(call.args[0], pre)
         if name == "sort":
             return self.read_back(self.sorted_copy(source, source.dtype, pre, flat=False), source.shape)
+        if name == "unique":
+            return self.distinct(source, pre)
         if name == "argsort":
             keys = self.materialize(source, pre, "keys")
             type = ArrayType(INT64, 1, "C")
@@ -106,6 +110,16 @@ class OrderStatistics:
 
         return ArrayValue(q.shape, element, FLOAT64, costly=True)
 
+    def distinct(self, source: ArrayValue, pre: list) -> ArrayValue:
+        """``np.unique(a)``: the distinct values of the flattened, sorted ``a`` (NaNs as one)."""
+        data = self.sorted_copy(source, source.dtype, pre, flat=True)
+        count = self.local("count", self.routine("unique_count", [clone(data)], INT64), pre)
+        type = ArrayType(source.dtype, 1, "C")
+        out = self.b.name(self.namer.fresh("unique", type), type)
+        pre.append(n.Assign(out, self.allocation([clone(count)], source.dtype), self.loc))
+        pre.append(n.ExprStmt(self.routine("unique_values", [clone(data), clone(out)]), self.loc))
+        return self.read_back(clone(out), [clone(count)])
+
     def order_scalar(self, call: n.Call, pre: list):
         """np.median, np.percentile / np.quantile of one q, np.corrcoef of one 1-D array."""
         name = short_name(call.func)
@@ -120,12 +134,13 @@ class OrderStatistics:
         q = self.b.cast(self.scalar(call.args[1], pre), FLOAT64)
         return self.routine("quantile_sorted", [data, q, n.Const(QUANTILE_SCALE[name], FLOAT64, self.loc)], FLOAT64)
 
-    def covariance(self, x, y, pre: list, rowvar=None) -> n.Name:
-        """``np.cov(x, y, rowvar)`` (``y`` None: of ``x`` alone) by its host routine, into a temporary."""
+    def covariance(self, x, y, pre: list, options: list | None = None) -> n.Name:
+        """``np.cov(x, y)`` (``y`` None: of ``x`` alone) by its host routine, into a temporary;
+        ``options``: rowvar, bias and ddof (NumPy's defaults if None)."""
         loc = self.loc
         none = n.Const(None, NONE, loc)
-        rowvar = rowvar if rowvar is not None else n.Const(True, BOOL, loc)
-        args = [x, y if y is not None else none, rowvar, n.Const(False, BOOL, loc), none]
+        options = options or [n.Const(True, BOOL, loc), n.Const(False, BOOL, loc), none]
+        args = [x, y if y is not None else none] + options
         call = n.Call("np.cov", args, "numpy", {}, ArrayType(FLOAT64, 2, "C"), loc)
         ((matrix, _),) = host_routine(self, call, pre)
         return matrix
@@ -136,7 +151,8 @@ class OrderStatistics:
         by the deviation of the later index first."""
         b = self.b
         x, y, rowvar = call.args
-        c = self.covariance(x, None if isinstance(y, n.Const) and y.value is None else y, pre, rowvar)
+        c = self.covariance(x, None if isinstance(y, n.Const) and y.value is None else y, pre,
+                            [rowvar, n.Const(False, BOOL, self.loc), n.Const(None, NONE, self.loc)])
 
         def element(idx, body):
             i, j = idx
@@ -160,6 +176,13 @@ class OrderStatistics:
 
         extent = b.shape_of(c, 0)
         return ArrayValue([extent, b.shape_of(c, 1)], element, FLOAT64, costly=True)
+
+    def vector_covariance(self, call: n.Call, pre: list):
+        """``np.cov(x)`` of one 1-D ``x`` read as a scalar (Numba's 0-d array): the variance,
+        entry (0, 0) of ``np.cov(x, x)`` with the same options."""
+        x = self.array_operand(call.args[0], pre)
+        c = self.covariance(x, clone(x), pre, list(call.args[2:]))
+        return n.Index(c, [self.b.int(0), self.b.int(0)], FLOAT64, self.loc)
 
     def self_correlation(self, call: n.Call, pre: list):
         """``np.corrcoef(x)`` of one 1-D ``x``: Numba's 0-d covariance divided by itself, 1.0 for

@@ -1,4 +1,4 @@
-"""Matrix products: a dot-product loop per element, a ``matmul`` routine call on the host, a vector dot hoisted.
+"""Matrix products: a dot-product loop per element, a ``matmul`` routine call on the host, a vector dot hoisted, np.kron.
 
 >>> from kpc.ir.nodes import NOLOC, BinOp, Function, Name, Param
 >>> from kpc.ir.types import ArrayType, FLOAT64
@@ -27,7 +27,40 @@ from .values import ArrayValue, clone, has_ufunc
 
 
 class MatrixProducts:
-    """``ElementLowering``'s matrix and vector products."""
+    """``ElementLowering``'s matrix and vector products, and the Kronecker product."""
+
+    def kron(self, call: n.Call, pre: list) -> ArrayValue:
+        """``np.kron(a, b)``: element ``(i * bm + k, j * bn + l)`` is ``a[i, j] * b[k, l]`` (a
+        1-D operand is one row), in the operands' promoted type, stored in ``a``'s dtype as
+        Numba does; of two 1-D arrays, the one row."""
+        b = self.b
+        dtype = call.type.dtype
+        a, c = (self.array(arg, pre) for arg in call.args)
+        product = promote(a.dtype, c.dtype)
+        operands = []
+        for value in (a, c):
+            if value.costly:
+                value = self.read_back(self.materialize(value, pre), value.shape)
+            operands.append(value)
+        a, c = operands
+        rows = [b.int(1) if v.ndim == 1 else clone(v.shape[0]) for v in (a, c)]
+        cols = [clone(v.shape[-1]) for v in (a, c)]
+        c_rows, c_cols = (self.local(name, clone(e), pre) for name, e in (("brows", rows[1]), ("bcols", cols[1])))
+
+        def at(value, row, col):
+            return [col] if value.ndim == 1 else [row, col]
+
+        def element(idx, body):
+            row, col = (b.int(0), idx[0]) if len(idx) == 1 else idx
+            i, k = b.binop("//", clone(row), clone(c_rows), INT64), b.binop("%", clone(row), clone(c_rows), INT64)
+            j, l = b.binop("//", clone(col), clone(c_cols), INT64), b.binop("%", clone(col), clone(c_cols), INT64)
+            x = b.cast(a.element(at(a, i, j), body), product)
+            y = b.cast(c.element(at(c, k, l), body), product)
+            return b.cast(b.binop("*", x, y, product), dtype)
+
+        cols_out = b.mul(cols[0], clone(c_cols))
+        shape = [cols_out] if call.type.ndim == 1 else [b.mul(rows[0], clone(c_rows)), cols_out]
+        return ArrayValue(shape, element, dtype)
 
     def matmul(self, left, right, dtype, pre: list, node) -> ArrayValue:
         """``A @ x``, ``x @ A``, ``A @ B``: computed by the ``matmul`` routine where
