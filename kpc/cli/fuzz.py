@@ -39,6 +39,10 @@ def add_fuzz_command(subparsers) -> None:
                         help="divide only by divisors that cannot be zero (no ZeroDivisionError, inf or nan)")
     parser.add_argument("--no-broadcast", action="store_true",
                         help="NumPy expressions over equally shaped operands only (no size-1 extents, no ranks mix)")
+    parser.add_argument("--constructs", choices=("off", "mix", "only"), default="mix",
+                        help="kernels of issue 32's constructs (masks, rank rebinding, sorts and quantiles, array "
+                             "functions, allocations in prange, double buffers, nested tuples, helpers of two ranks): "
+                             "none, one in three (default) or all")
     parser.set_defaults(run=run_fuzz)
 
 
@@ -51,7 +55,7 @@ def run_fuzz(args: argparse.Namespace) -> int:
               "(it is part of the kernels' names)", file=sys.stderr)
         return 2
     options = FuzzOptions(numpy=not args.no_numpy, float_division_by_zero=not args.no_division_by_zero,
-                          broadcast_size_one=not args.no_broadcast)
+                          broadcast_size_one=not args.no_broadcast, constructs=args.constructs)
     tally = run_campaign(args.kernels, args.seed, args.batch, args.out, options, space=args.space,
                          log=lambda line: print(line, file=sys.stderr))
     for failure in tally.failures:

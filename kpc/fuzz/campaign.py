@@ -44,6 +44,11 @@ class Tally:
     crashes: int = 0
     invalid: int = 0
     failures: list = field(default_factory=list)
+    by_kind: dict = field(default_factory=dict)  # kind -> {"kernels", "matched", "kept", "mismatches", ...}
+
+    def count(self, kind: str, outcome: str) -> None:
+        row = self.by_kind.setdefault(kind, {})
+        row[outcome] = row.get(outcome, 0) + 1
 
     def line(self) -> str:
         kept = sum(self.kept.values())
@@ -58,7 +63,7 @@ class Tally:
     def to_dict(self) -> dict:
         return {"kernels": self.kernels, "matched": self.matched, "raised": self.raised, "kept_as_numba": self.kept,
                 "mismatches": self.mismatches, "crashes": self.crashes, "invalid": self.invalid,
-                "failures": self.failures}
+                "by_kind": self.by_kind, "failures": self.failures}
 
 
 def counts(by_name: dict) -> str:
@@ -80,9 +85,16 @@ def run_campaign(kernels: int, seed: int, batch: int, out, options: FuzzOptions 
         fuzz_module(module, out, space, tally, log)
         log(f"module {index} ({time.perf_counter() - started:.0f} s): {tally.line()}")
         index += 1
-    write_atomically(os.path.join(out, "summary.json"),
-                     json.dumps({"seed": seed, "batch": batch, "space": space, **tally.to_dict()}, indent=1))
+        write_summary(out, seed, batch, space, options, tally, done=tally.kernels >= kernels)
     return tally
+
+
+def write_summary(out: str, seed: int, batch: int, space: str, options: FuzzOptions, tally: Tally,
+                  done: bool) -> None:
+    """``summary.json``, rewritten after every module so a long campaign's counts so far can be read."""
+    write_atomically(os.path.join(out, "summary.json"),
+                     json.dumps({"seed": seed, "batch": batch, "space": space, "constructs": options.constructs,
+                                 "complete": done, **tally.to_dict()}, indent=1))
 
 
 def write_atomically(path: str, text: str) -> None:
@@ -97,6 +109,8 @@ def write_atomically(path: str, text: str) -> None:
 def fuzz_module(module: GeneratedModule, out: str, space: str, tally: Tally, log) -> None:
     names = [k.name for k in module.kernels]
     tally.kernels += len(names)
+    for kernel in module.kernels:
+        tally.count(kernel.kind, "kernels")
     report, broken = build_bisecting(module, names, out, space, log)
     for name, message in broken.items():
         record(tally, module, out, name, "crash", f"kpc build failed: {message}")
@@ -109,11 +123,14 @@ def fuzz_module(module: GeneratedModule, out: str, space: str, tally: Tally, log
         if kernel.status == "numba":
             reason = kept_reason(kernel)
             tally.kept[reason] = tally.kept.get(reason, 0) + 1
+            tally.count(module.kernel(kernel.name).kind, "kept")
+            tally.count(module.kernel(kernel.name).kind, f"kept: {reason}")
         else:
             translated.append(kernel.name)
     path = module_path(module, out, [n for n in names if n not in broken])
     for name, result in run_worker(path, report.output, translated).items():
         status = result["status"]
+        tally.count(module.kernel(name).kind, "matched" if status == "ok" else status)
         if status == "ok":
             tally.matched += 1
             for exception in result.get("raised", []):
@@ -137,6 +154,8 @@ def kept_reason(kernel) -> str:
 
 def record(tally: Tally, module: GeneratedModule, out: str, name: str, status: str, message: str) -> None:
     """Count a failing kernel and write its standalone reproducer."""
+    if message.startswith("kpc build failed"):
+        tally.count(module.kernel(name).kind, status)
     if status == "mismatch":
         tally.mismatches += 1
     elif status == "invalid":
