@@ -17,8 +17,8 @@ nan or ``ValueError`` are kept, since kpc must answer the same.
 >>> source, case = ConstructGenerator(random.Random(4)).kernel("k0", "double_buffer")
 >>> "u, v = v, u" in source or "= u, " in source or "v, u" in source
 True
->>> sorted(case)[:2]
-['args', 'dtypes']
+>>> case["writes"][0], "steps" in case["sizes"][0]
+('u', True)
 """
 
 from __future__ import annotations
