@@ -3,7 +3,8 @@
 ``run_campaign(kernels=2000, seed=1, batch=50, out="fuzz_out")`` writes, under ``out``:
 ``modules/`` (every generated module), ``build/`` (kpc's drop-in modules), ``repro/`` (one
 standalone file per mismatching or crashing kernel, with its ``KPC_CASES`` and the failure in
-its docstring: ``kpc check repro/<kernel>.py`` replays it) and ``summary.json``. Campaigns run
+its docstring: ``kpc check repro/<kernel>.py`` replays it), ``summary.json`` and ``summary.md``
+(counts by kernel kind, refusals by reason, failures; both rewritten after every module). Campaigns run
 side by side with different seeds and ``out`` folders, sharing one ``KPC_CACHE_DIR``: every
 file a campaign writes is under its ``out`` (kernel and module names carry the seed), and
 kpc's build cache takes concurrent builders. A module
@@ -91,10 +92,40 @@ def run_campaign(kernels: int, seed: int, batch: int, out, options: FuzzOptions 
 
 def write_summary(out: str, seed: int, batch: int, space: str, options: FuzzOptions, tally: Tally,
                   done: bool) -> None:
-    """``summary.json``, rewritten after every module so a long campaign's counts so far can be read."""
-    write_atomically(os.path.join(out, "summary.json"),
-                     json.dumps({"seed": seed, "batch": batch, "space": space, "constructs": options.constructs,
-                                 "complete": done, **tally.to_dict()}, indent=1))
+    """``summary.json`` and ``summary.md``, rewritten after every module so that a long campaign's
+    counts so far can be read."""
+    summary = {"seed": seed, "batch": batch, "space": space, "constructs": options.constructs, "complete": done,
+               **tally.to_dict()}
+    write_atomically(os.path.join(out, "summary.json"), json.dumps(summary, indent=1))
+    write_atomically(os.path.join(out, "summary.md"), summary_markdown(summary))
+
+
+def summary_markdown(summary: dict) -> str:
+    """``summary.json``'s counts as a Markdown table by kernel kind (construct), then the kernels kept
+    as Numba by reason and the failures: what a campaign's report in benchmarks/results shows.
+
+    >>> print(summary_markdown({"kernels": 2, "matched": 1, "raised": {}, "kept_as_numba": {"r": 1},
+    ...     "mismatches": 0, "crashes": 0, "by_kind": {"mask_read": {"kernels": 2, "matched": 1, "kept": 1}},
+    ...     "failures": []}).splitlines()[2])
+    | mask_read | 2 | 1 | 1 | 0 | 0 |
+    """
+    lines = ["| kind | kernels | matched | kept as Numba | mismatches | crashes |", "|---|---|---|---|---|---|"]
+    for kind, row in sorted(summary["by_kind"].items()):
+        lines.append(f"| {kind} | {row.get('kernels', 0)} | {row.get('matched', 0)} | {row.get('kept', 0)} | "
+                     f"{row.get('mismatch', 0)} | {row.get('crash', 0)} |")
+    lines.append(f"| **all** | {summary['kernels']} | {summary['matched']} | {sum(summary['kept_as_numba'].values())} | "
+                 f"{summary['mismatches']} | {summary['crashes']} |")
+    if summary.get("raised"):
+        lines += ["", f"Matched kernels raising as Numba does, on some input: {counts(summary['raised'])}."]
+    lines += ["", "Kept as Numba at build (refused with a listed reason; not counted as matched):", ""]
+    for kind, row in sorted(summary["by_kind"].items()):
+        for key, count in sorted(row.items()):
+            if key.startswith("kept: "):
+                lines.append(f"- {kind}: {count} x {key[len('kept: '):]}")
+    lines += ["", "Failures:" if summary["failures"] else "Failures: none."]
+    for failure in summary["failures"]:
+        lines.append(f"- {failure['status']} {failure['kernel']} ({failure['kind']}): {failure['message'].splitlines()[0]}")
+    return "\n".join(lines) + "\n"
 
 
 def write_atomically(path: str, text: str) -> None:
@@ -124,7 +155,7 @@ def fuzz_module(module: GeneratedModule, out: str, space: str, tally: Tally, log
             reason = kept_reason(kernel)
             tally.kept[reason] = tally.kept.get(reason, 0) + 1
             tally.count(module.kernel(kernel.name).kind, "kept")
-            tally.count(module.kernel(kernel.name).kind, f"kept: {reason}")
+            tally.count(module.kernel(kernel.name).kind, f"kept: {kept_reason(kernel, detail=True)}")
         else:
             translated.append(kernel.name)
     path = module_path(module, out, [n for n in names if n not in broken])
@@ -142,14 +173,15 @@ def fuzz_module(module: GeneratedModule, out: str, space: str, tally: Tally, log
         record(tally, module, out, name, status, message)
 
 
-def kept_reason(kernel) -> str:
+def kept_reason(kernel, detail: bool = False) -> str:
     """A short category for a kernel kept as Numba: its construct, else the diagnostic's words
-    without the location and the names: ``kpc can return an array only when it is a parameter``."""
-    if kernel.construct:
+    without the location and the names: ``kpc can return an array only when it is a parameter``;
+    ``detail`` keeps the diagnostic's parenthesis (``(np.min of a boolean selection)``)."""
+    if kernel.construct and not detail:
         return kernel.construct
     text = re.sub(r"^\S+:\d+:\d+: ", "", (kernel.reason or "unknown").strip().splitlines()[0])
-    text = re.sub(r"'[^']*'|`[^`]*`", "...", text)
-    return text.split(";")[0].split(" (")[0][:70]
+    text = re.sub(r"'[^']*'|`[^`]*`", "...", text).split(";")[0]
+    return text[:120] if detail else text.split(" (")[0][:70]
 
 
 def record(tally: Tally, module: GeneratedModule, out: str, name: str, status: str, message: str) -> None:
