@@ -43,6 +43,9 @@ def add_fuzz_command(subparsers) -> None:
                         help="kernels of issue 32's constructs (masks, rank rebinding, sorts and quantiles, array "
                              "functions, allocations in prange, double buffers, nested tuples, helpers of two ranks): "
                              "none, one in three (default) or all")
+    parser.add_argument("--resume", action="store_true",
+                        help="go on from the modules DIR/summary.json counts (a campaign stopped between modules, "
+                             "same --seed, --batch, --constructs and --space)")
     parser.set_defaults(run=run_fuzz)
 
 
@@ -57,7 +60,7 @@ def run_fuzz(args: argparse.Namespace) -> int:
     options = FuzzOptions(numpy=not args.no_numpy, float_division_by_zero=not args.no_division_by_zero,
                           broadcast_size_one=not args.no_broadcast, constructs=args.constructs)
     tally = run_campaign(args.kernels, args.seed, args.batch, args.out, options, space=args.space,
-                         log=lambda line: print(line, file=sys.stderr))
+                         log=lambda line: print(line, file=sys.stderr), resume=args.resume)
     for failure in tally.failures:
         print(f"{failure['status']}: {failure['kernel']}: {failure['message'].splitlines()[0][:200]}\n"
               f"  reproducer: {failure['reproducer']}")

@@ -25,6 +25,7 @@ import re
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from kpc.fuzz.expressions import FuzzOptions
@@ -46,6 +47,18 @@ class Tally:
     invalid: int = 0
     failures: list = field(default_factory=list)
     by_kind: dict = field(default_factory=dict)  # kind -> {"kernels", "matched", "kept", "mismatches", ...}
+
+    def merge(self, other: "Tally") -> None:
+        """Add ``other``'s counts (a module's) to these."""
+        for name in ("kernels", "matched", "mismatches", "crashes", "invalid"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for mine, theirs in ((self.raised, other.raised), (self.kept, other.kept)):
+            for key, value in theirs.items():
+                mine[key] = mine.get(key, 0) + value
+        self.failures += other.failures
+        for kind, row in other.by_kind.items():
+            for outcome, value in row.items():
+                self.by_kind.setdefault(kind, {})[outcome] = self.by_kind.get(kind, {}).get(outcome, 0) + value
 
     def count(self, kind: str, outcome: str) -> None:
         row = self.by_kind.setdefault(kind, {})
@@ -72,22 +85,51 @@ def counts(by_name: dict) -> str:
 
 
 def run_campaign(kernels: int, seed: int, batch: int, out, options: FuzzOptions = FuzzOptions(),
-                 space: str = "openmp", log=print) -> Tally:
-    """Generate ``kernels`` kernels in modules of ``batch``, check them all; the ``Tally``."""
+                 space: str = "openmp", log=print, resume: bool = False) -> Tally:
+    """Generate ``kernels`` kernels in modules of ``batch``, check them all; the ``Tally``.
+
+    The C++ build of a module overlaps the Numba comparison of the one before (one compile at
+    a time). ``resume``: go on from the modules ``out/summary.json`` counts (same seed, batch,
+    constructs and space), as a campaign stopped between modules left it."""
     out = os.path.abspath(os.fspath(out))
     for sub in ("modules", "build", "repro"):
         os.makedirs(os.path.join(out, sub), exist_ok=True)
-    tally = Tally()
-    index = 0
-    while tally.kernels < kernels:
-        count = min(batch, kernels - tally.kernels)
-        module = generate_module(seed, index, count, options)
-        started = time.perf_counter()
-        fuzz_module(module, out, space, tally, log)
-        log(f"module {index} ({time.perf_counter() - started:.0f} s): {tally.line()}")
-        index += 1
-        write_summary(out, seed, batch, space, options, tally, done=tally.kernels >= kernels)
+    tally, index = Tally(), 0
+    if resume and os.path.isfile(os.path.join(out, "summary.json")):
+        tally, index = resumed(os.path.join(out, "summary.json"), seed, batch, space, options)
+        log(f"resuming after module {index - 1}: {tally.line()}")
+    generated = tally.kernels
+    pending = None
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        while generated < kernels or pending is not None:
+            ready = None
+            if generated < kernels:
+                count = min(batch, kernels - generated)
+                module = generate_module(seed, index, count, options)
+                generated += count
+                started, part = time.perf_counter(), Tally()
+                plan = build_module(module, out, space, part, log)
+                future = pool.submit(run_worker, *plan) if plan else None
+                ready = (module, index, started, part, future)
+                index += 1
+            if pending is not None:
+                finish_module(pending, out, tally, log)
+                write_summary(out, seed, batch, space, options, tally, done=tally.kernels >= kernels)
+            pending = ready
     return tally
+
+
+def resumed(path: str, seed: int, batch: int, space: str, options: FuzzOptions) -> tuple:
+    """``(Tally, next module index)`` from a campaign's ``summary.json``."""
+    with open(path, encoding="utf-8") as handle:
+        summary = json.load(handle)
+    wanted = {"seed": seed, "batch": batch, "space": space, "constructs": options.constructs}
+    if any(summary.get(key) != value for key, value in wanted.items()):
+        raise ValueError(f"{path} is another campaign's ({ {k: summary.get(k) for k in wanted} }, not {wanted})")
+    tally = Tally(kernels=summary["kernels"], matched=summary["matched"], raised=summary["raised"],
+                  kept=summary["kept_as_numba"], mismatches=summary["mismatches"], crashes=summary["crashes"],
+                  invalid=summary["invalid"], failures=summary["failures"], by_kind=summary["by_kind"])
+    return tally, -(-tally.kernels // batch)
 
 
 def write_summary(out: str, seed: int, batch: int, space: str, options: FuzzOptions, tally: Tally,
@@ -137,7 +179,9 @@ def write_atomically(path: str, text: str) -> None:
     os.replace(temporary, path)
 
 
-def fuzz_module(module: GeneratedModule, out: str, space: str, tally: Tally, log) -> None:
+def build_module(module: GeneratedModule, out: str, space: str, tally: Tally, log):
+    """Build ``module``, counting its kernels, those kept as Numba and those whose C++ does not
+    compile; ``(source, drop-in module, translated kernels)`` for ``run_worker``, or None."""
     names = [k.name for k in module.kernels]
     tally.kernels += len(names)
     for kernel in module.kernels:
@@ -146,7 +190,7 @@ def fuzz_module(module: GeneratedModule, out: str, space: str, tally: Tally, log
     for name, message in broken.items():
         record(tally, module, out, name, "crash", f"kpc build failed: {message}")
     if report is None:
-        return
+        return None
     translated = []
     for kernel in report.kernels:
         if kernel.name not in names or kernel.name in broken:
@@ -159,18 +203,28 @@ def fuzz_module(module: GeneratedModule, out: str, space: str, tally: Tally, log
         else:
             translated.append(kernel.name)
     path = module_path(module, out, [n for n in names if n not in broken])
-    for name, result in run_worker(path, report.output, translated).items():
+    return path, report.output, translated
+
+
+def finish_module(pending: tuple, out: str, tally: Tally, log) -> None:
+    """Count the worker's results of a built module (a future, a dict or None) into ``tally``."""
+    module, index, started, part, results = pending
+    if hasattr(results, "result"):
+        results = results.result()
+    for name, result in (results or {}).items():
         status = result["status"]
-        tally.count(module.kernel(name).kind, "matched" if status == "ok" else status)
+        part.count(module.kernel(name).kind, "matched" if status == "ok" else status)
         if status == "ok":
-            tally.matched += 1
+            part.matched += 1
             for exception in result.get("raised", []):
-                tally.raised[exception] = tally.raised.get(exception, 0) + 1
+                part.raised[exception] = part.raised.get(exception, 0) + 1
             continue
         message = f"[{result.get('variant', '')}] {result.get('message', '')}"
         if result.get("python"):
             message += f" (plain Python agrees with: {result['python']})"
-        record(tally, module, out, name, status, message)
+        record(part, module, out, name, status, message)
+    tally.merge(part)
+    log(f"module {index} ({time.perf_counter() - started:.0f} s): {tally.line()}")
 
 
 def kept_reason(kernel, detail: bool = False) -> str:
