@@ -60,3 +60,19 @@ def test_seeded_construct_campaign_matches_numba_under_strict(tmp_path, monkeypa
         f"{f['status']} {f['kernel']}: {f['message']}\n{Path(f['reproducer']).read_text()}" for f in tally.failures)
     assert tally.matched + sum(tally.kept.values()) == KERNELS, tally.line()
     assert tally.matched >= KERNELS * 3 // 4, tally.line()
+
+
+def test_a_stopped_campaign_resumes_from_its_summary(tmp_path):
+    from kpc.fuzz.campaign import Tally, resumed, write_summary
+
+    done = Tally(kernels=200, matched=190, kept={"r": 10}, by_kind={"mask_read": {"kernels": 200, "matched": 190}})
+    module = Tally(kernels=100, matched=99, kept={"r": 1}, by_kind={"mask_read": {"kernels": 100, "kept": 1}})
+    done.merge(module)
+    assert (done.kernels, done.matched, done.kept) == (300, 289, {"r": 11})
+    assert done.by_kind == {"mask_read": {"kernels": 300, "matched": 190, "kept": 1}}
+    write_summary(str(tmp_path), 7, 100, "openmp", ONLY, done, done=False)
+    tally, index = resumed(str(tmp_path / "summary.json"), 7, 100, "openmp", ONLY)
+    assert index == 3 and tally.to_dict() == done.to_dict()
+    assert "| mask_read | 300 | 190 | 1 | 0 | 0 |" in (tmp_path / "summary.md").read_text()
+    with pytest.raises(ValueError, match="another campaign"):
+        resumed(str(tmp_path / "summary.json"), 8, 100, "openmp", ONLY)
