@@ -39,6 +39,13 @@ def add_fuzz_command(subparsers) -> None:
                         help="divide only by divisors that cannot be zero (no ZeroDivisionError, inf or nan)")
     parser.add_argument("--no-broadcast", action="store_true",
                         help="NumPy expressions over equally shaped operands only (no size-1 extents, no ranks mix)")
+    parser.add_argument("--constructs", choices=("off", "mix", "only"), default="mix",
+                        help="kernels of issue 32's constructs (masks, rank rebinding, sorts and quantiles, array "
+                             "functions, allocations in prange, double buffers, nested tuples, helpers of two ranks): "
+                             "none, one in three (default) or all")
+    parser.add_argument("--resume", action="store_true",
+                        help="go on from the modules DIR/summary.json counts (a campaign stopped between modules, "
+                             "same --seed, --batch, --constructs and --space)")
     parser.set_defaults(run=run_fuzz)
 
 
@@ -51,9 +58,9 @@ def run_fuzz(args: argparse.Namespace) -> int:
               "(it is part of the kernels' names)", file=sys.stderr)
         return 2
     options = FuzzOptions(numpy=not args.no_numpy, float_division_by_zero=not args.no_division_by_zero,
-                          broadcast_size_one=not args.no_broadcast)
+                          broadcast_size_one=not args.no_broadcast, constructs=args.constructs)
     tally = run_campaign(args.kernels, args.seed, args.batch, args.out, options, space=args.space,
-                         log=lambda line: print(line, file=sys.stderr))
+                         log=lambda line: print(line, file=sys.stderr), resume=args.resume)
     for failure in tally.failures:
         print(f"{failure['status']}: {failure['kernel']}: {failure['message'].splitlines()[0][:200]}\n"
               f"  reproducer: {failure['reproducer']}")

@@ -44,13 +44,15 @@ class FuzzOptions:
     divisors that may be zero (Numba's error model: ZeroDivisionError, or inf/nan/0 in
     ``prange`` bodies and array expressions), NumPy broadcasting of operands of ranks 1..3
     with size-1 extents (``ValueError`` for the occasional incompatible shapes), strided
-    array layouts."""
+    array layouts; ``constructs``: kernels of issue 32's constructs (``kpc.fuzz.constructs``)
+    ``"off"``, ``"mix"`` (one kernel in three) or ``"only"``."""
 
     numpy: bool = True
     helpers: bool = True
     float_division_by_zero: bool = True
     broadcast_size_one: bool = True
     strided_layouts: bool = True
+    constructs: str = "mix"
 
 
 @dataclass(frozen=True)

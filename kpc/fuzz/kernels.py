@@ -22,6 +22,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field, replace
 
+from kpc.fuzz.constructs import CONSTRUCTS, ConstructGenerator
 from kpc.fuzz.expressions import (
     ArrayRef, Expr, ExpressionGenerator, FuzzOptions, Index, Scope, Var, binary_type, literal, squash,
 )
@@ -188,12 +189,18 @@ class KernelGenerator:
         self.options = options
         self.helpers = helpers
         self.expr = ExpressionGenerator(rng, options)
+        self.constructs = ConstructGenerator(rng)
         self.counter = 0
 
     def kernel(self, name: str, kind: str | None = None) -> GeneratedKernel:
         rng = self.rng
         kinds = KINDS if self.options.numpy else tuple(k for k in KINDS if not k.startswith("numpy"))
+        if kind is None and self.options.constructs != "off":
+            if self.options.constructs == "only" or rng.random() < 1 / 3:
+                kind = rng.choice(CONSTRUCTS)
         kind = kind or rng.choice(kinds)
+        if kind in CONSTRUCTS:
+            return self.construct_kernel(name, kind)
         self.counter = 0
         self.helpers.used = []
         self.scale = 1.0
@@ -206,6 +213,14 @@ class KernelGenerator:
         case["rtol"] = {dtype: rtol}
         case["atol"] = {dtype: rtol * max(self.scale, 1.0)}
         return GeneratedKernel(name, kind, source, case, sorted(set(self.helpers.used)))
+
+    def construct_kernel(self, name: str, kind: str) -> GeneratedKernel:
+        """A kernel of one of issue 32's constructs; float32 data gets float32's tolerance."""
+        source, case = self.constructs.kernel(name, kind)
+        single = "float32" in repr(case)
+        case.setdefault("rtol", 2e-4 if single else 1e-9)
+        case.setdefault("atol", 1e-3 if single else 1e-9)
+        return GeneratedKernel(name, kind, source, case, [])
 
     # ----------------------------------------------------------------- pieces
 
