@@ -20,7 +20,7 @@ the Numba originals (which cannot read CuPy arrays) are never handed an array.
 from __future__ import annotations
 
 from kpc.ir import nodes as n
-from kpc.ir.types import SCALARS, UNKNOWN, ArrayType, DTypeType, NoneType, ScalarType, TupleType
+from kpc.ir.types import INT64, SCALARS, UNKNOWN, ArrayType, DTypeType, NoneType, ScalarType, TupleType
 
 from . import spelling
 from .bounds import is_extent
@@ -161,7 +161,11 @@ class HostCode:
         p = _PREC[e.op]
         if e.op == "**":
             return f"{self._wrap(e.left, p + 1)} ** {self._wrap(e.right, p)}", p
-        return f"{self._wrap(e.left, p)} {e.op} {self._wrap(e.right, p + 1)}", p
+        left, right = self._wrap(e.left, p), self._wrap(e.right, p + 1)
+        if getattr(e, "type", None) == INT64:  # host ints are Python ints (NEP 50: no narrower NumPy operand)
+            left = f"int({left})" if _narrow_int(getattr(e.left, "type", None)) else left
+            right = f"int({right})" if _narrow_int(getattr(e.right, "type", None)) else right
+        return f"{left} {e.op} {right}", p
 
     def _x_UnaryOp(self, e):
         if e.op == "not":
@@ -284,7 +288,10 @@ class HostCode:
         if isinstance(s, n.Assign):
             self.emit(f"{self.target(s.target)} = {self.expr(s.value)}")
         elif isinstance(s, n.AugAssign):
-            self.emit(f"{self.target(s.target)} {s.op}= {self.expr(s.value)}")
+            value = self.expr(s.value)
+            if _narrow_int(getattr(s.value, "type", None)) and getattr(s.target, "type", None) == INT64:
+                value = f"int({value})"  # NEP 50: a Python int and a narrower NumPy integer would overflow
+            self.emit(f"{self.target(s.target)} {s.op}= {value}")
         elif isinstance(s, n.For):
             if s.parallel is not None:
                 self.regions.lower(s)
@@ -381,3 +388,9 @@ def _blocks(body: list):
             inner = getattr(stmt, field_name, None)
             if isinstance(inner, list):
                 yield from _blocks(inner)
+
+
+def _narrow_int(t) -> bool:
+    """An integer type other than int64: a NumPy scalar in host code, where int64 values are
+    Python ints (mixing the two raises OverflowError under NumPy 2's promotion rules)."""
+    return isinstance(t, ScalarType) and t.is_int and t != INT64 and not t.is_bool
