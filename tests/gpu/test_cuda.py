@@ -326,3 +326,59 @@ def test_numpy_arguments_staged_in_device_memory_and_the_returned_one_is_the_cal
         np.testing.assert_allclose(result, expected, rtol=1e-12)
         np.testing.assert_allclose(u, expected_u, rtol=1e-12)
         np.testing.assert_allclose(v, expected_v, rtol=1e-12)
+
+
+def test_calls_from_several_python_threads_numpy_and_cupy(kernels):
+    """Users call kernels from several Python threads: each thread's calls are right, with NumPy
+    arguments (staged in device memory, copied back) and with CuPy arrays (each thread's CUDA
+    runtime is moved to Kokkos' device once: call_scope)."""
+    import threading
+
+    import cupy
+
+    start = np.sin(np.linspace(0.0, 3.0, 50_001))
+    expected_u, expected_v = start.copy(), start.copy()
+    expected = _reference("heat_swap")(expected_u, expected_v, 5).copy()
+    failures = []
+
+    def work(k):
+        try:
+            for _ in range(20):
+                u, v = start.copy(), start.copy()
+                np.testing.assert_allclose(kernels.heat_swap(u, v, 5), expected, rtol=1e-12)
+                a, b, c = cupy.zeros(10_000 + k), cupy.arange(10_000 + k, dtype=cupy.float64), cupy.ones(10_000 + k)
+                kernels.triad(a, b, c, 2.0)
+                cupy.testing.assert_allclose(a, b + 2.0)
+                assert kernels.total(np.ones(1000 + k)) == 1000 + k
+        except Exception as error:  # noqa: BLE001 (reported by the main thread)
+            failures.append(f"thread {k}: {error!r}")
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(300)
+    assert not failures, failures
+
+
+def test_a_forked_child_gets_a_clear_error_not_a_crash(kernels):
+    """CUDA cannot run in a child forked after it started: a kpc call there raises a
+    RuntimeError that says so (kpc's fork check), and the parent goes on."""
+    import multiprocessing
+
+    kernels.total(np.ones(10))
+
+    def child(queue):
+        try:
+            queue.put(repr(kernels.total(np.ones(10))))
+        except RuntimeError as error:
+            queue.put(f"RuntimeError: {error}")
+
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    process = context.Process(target=child, args=(queue,))
+    process.start()
+    said = queue.get(timeout=60)
+    process.join(60)
+    assert said.startswith("RuntimeError") and "fork" in said, said
+    assert kernels.total(np.ones(10)) == 10.0
