@@ -33,12 +33,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .dispatch import python_call
 from .source_object import NumbaBacked
 
 _PYTHON_DEFAULT = {bool: np.dtype(bool), int: np.dtype(np.int64), float: np.dtype(np.float64),
                    complex: np.dtype(np.complex128)}
 _PYTHON_SAMPLE = {bool: False, int: 0, float: 0.0, complex: 0j}
-_NDARRAY = np.ndarray
 _NUMBA = object()  # a call form kpc leaves to Numba's ufunc
 
 
@@ -136,28 +136,31 @@ class UFunc(NumbaBacked):
         self._scalar, self._into, self._new, self._reduce = scalar, into, new, reduce
         self._dynamic = loops is None
         self._loops = LoopTable(loops or (), exact_first=target == "parallel")
-        # argument kinds -> the result dtype, for calls whose arguments need no conversion
+        # the key of a call's arguments (the runtime's: dtype, rank and flags of each array, the
+        # class of each number) -> (result dtype, positions of the arrays): calls whose arguments
+        # need no conversion, seen before; run without NumPy's machinery when their arrays have
+        # one shape (a broadcast goes the long way)
         self._plans: dict = {}
+        self._call = None  # the drop-in's _kpc_call once a plan is made (C++ once a module is loaded)
         into.fallback = lambda: self._numba_into
         new.fallback = lambda: self.numba
 
     def __call__(self, *args, out=None, **kwargs):
         if out is None and not kwargs:
-            # the common call: arrays of a loop's dtypes (or Python numbers) seen before, no out=
-            plan = self._plans.get(tuple([a.dtype if a.__class__ is _NDARRAY and a.ndim else a.__class__
-                                          for a in args]))
+            try:
+                plan = self._plans.get(self._runtime.key(*args))
+            except TypeError:  # an unhashable argument
+                plan = None
             if plan is not None:
-                shape = None
-                for a in args:
-                    if a.__class__ is _NDARRAY:
-                        if shape is None:
-                            shape = a.shape
-                        elif a.shape != shape:
-                            shape = np.broadcast_shapes(*(a.shape for a in args if a.__class__ is _NDARRAY))
-                            break
-                result = np.empty(shape, plan)
-                self._into(*args, result)
-                return result
+                result, first, others = plan
+                shape = args[first].shape
+                for k in others:
+                    if args[k].shape != shape:
+                        break
+                else:
+                    computed = np.empty(shape, result)
+                    self._call(self._into.table, self._into, *args, computed)
+                    return computed
         if kwargs or len(args) != self.nin:
             return self.numba(*args, out=out, **kwargs)
         xp = device_namespace(args + (out if isinstance(out, tuple) else (out,)))
@@ -189,9 +192,24 @@ class UFunc(NumbaBacked):
         ins, result = loop
         cast = [v if not _needs_cast(v, d) else (d.type(v) if not isinstance(v, np.ndarray) else v.astype(d))
                 for v, d in zip(values, ins)]
-        if all(c is a for c, a in zip(cast, args)) and any(type(a) is np.ndarray for a in args):
-            self._plans[tuple(a.dtype if type(a) is np.ndarray else type(a) for a in args)] = result
-        return self._run(cast, result, out)
+        computed = self._run(cast, result, out)
+        if all(c is a for c, a in zip(cast, args)):
+            self._plan(args, result)
+        return computed
+
+    def _plan(self, args: tuple, result: np.dtype) -> None:
+        """Remember that a call with arguments like ``args`` (arrays of rank one or more, none
+        converted, and numbers) gives a ``result`` array: ``__call__`` runs the next such call on
+        the compiled loop straight away."""
+        arrays = [k for k, a in enumerate(args) if isinstance(a, np.ndarray)]
+        if not arrays or any(type(args[k]) is not np.ndarray or args[k].ndim == 0 for k in arrays):
+            return
+        try:
+            key = self._runtime.key(*args)
+        except TypeError:
+            return
+        self._call = (self._runtime.namespace or {}).get("_kpc_call", python_call)
+        self._plans[key] = (result, arrays[0], tuple(arrays[1:]))
 
     def _run(self, values: list, result: np.dtype, out):
         arrays = [v for v in values if isinstance(v, np.ndarray)]

@@ -67,6 +67,35 @@ def test_call_matches_numba(modules, name, args):
 
 
 @pytest.mark.compile
+def test_repeated_calls_take_their_plan_and_match_numba(modules):
+    """A call like one before (arrays of the same dtypes, ranks and flags, numbers of the same
+    classes) runs the compiled loop straight from its plan while its arrays have one shape; a
+    call of the same key whose arrays broadcast, or do not, takes the long way (NumPy's rules)."""
+    dropin, numba_module = modules
+    for name, args, again, other in [
+            ("smooth_step", (rng.uniform(-1, 1, (5, 4)), -0.5, 0.5), (rng.uniform(-1, 1, (7, 3)), -0.25, 0.5),
+             None),
+            ("rel_diff", (positive(2, 3, 4), positive(2, 3, 4)), (positive(3, 3, 2), positive(3, 3, 2)),
+             (positive(2, 3, 4), positive(2, 2, 4))),                    # same key, broadcast: (2, 3, 4) against (2, 2, 4) fails
+            ("clip_add", (np.arange(6), np.arange(6)), (np.arange(9), np.arange(9)), None)]:
+        ufunc = getattr(dropin, name)
+        assert_same(ufunc(*args), getattr(numba_module, name)(*args))
+        calls = []
+        planned = ufunc._call
+        ufunc._call = lambda *a, planned=planned: calls.append(1) or planned(*a)
+        assert_same(ufunc(*again), getattr(numba_module, name)(*again))
+        assert len(calls) == 1, name
+        if other is not None:
+            with pytest.raises(ValueError):
+                ufunc(*other)
+    x, row = positive(2, 3, 4), positive(2, 1, 4)                       # the plan's key, broadcast
+    assert_same(dropin.rel_diff(x, row), numba_module.rel_diff(x, row))
+    x = rng.uniform(-1, 1, (4, 4))
+    assert_same(dropin.smooth_step(x, -1, 1), numba_module.smooth_step(x, -1, 1))  # ints cast: no plan taken
+    assert_same(dropin.smooth_step(x, -1, 1), numba_module.smooth_step(x, -1, 1))
+
+
+@pytest.mark.compile
 def test_out_is_written_and_returned_as_numba_does(modules):
     dropin, numba_module = modules
     x, row = positive(6, 5), positive(5)
