@@ -8,7 +8,9 @@ writes two kernels that call it over whole arrays: ``_kpc_ufunc_into_f(x, y, out
 in the loop's dtype) and ``_kpc_ufunc_f(x, y)`` (``return f(x, y)``, a new loop typed at the
 call, Numba's ``DUFunc``); a ufunc of two inputs also gets ``_kpc_ufunc_reduce_f(x, out)``
 (``ufunc.reduce``: ``x`` seen as ``(outer, n, inner)``, each ``out[i, k]`` folded from
-``x[i, 0, k]`` in order along ``n``, the ``(i, k)`` in parallel). ``parallel=True`` for ``target='parallel'``; ``target='cpu'``
+``x[i, 0, k]`` in order along ``n``, the ``(i, k)`` in parallel) and
+``_kpc_ufunc_accumulate_f(x, out)`` (``ufunc.accumulate``: the same fold, each partial result
+``out[i, j, k]`` kept). ``parallel=True`` for ``target='parallel'``; ``target='cpu'``
 runs serially (``options["serial"]``). The runtime's ``kpc.runtime.ufunc.UFunc`` picks the
 loop and calls them.
 
@@ -25,6 +27,16 @@ def _kpc_ufunc_reduce_f(x, out):
         for _kpc_j in range(1, x.shape[1]):
             _kpc_acc = f(_kpc_acc, x[_kpc_i, _kpc_j, _kpc_k])
         out[_kpc_i, _kpc_k] = _kpc_acc
+>>> print(ast.unparse(array_kernels(fdef)[3]))
+def _kpc_ufunc_accumulate_f(x, out):
+    for _kpc_t in _kpc_prange(x.shape[0] * x.shape[2]):
+        _kpc_i = _kpc_t // x.shape[2]
+        _kpc_k = _kpc_t % x.shape[2]
+        _kpc_acc = x[_kpc_i, 0, _kpc_k]
+        out[_kpc_i, 0, _kpc_k] = _kpc_acc
+        for _kpc_j in range(1, x.shape[1]):
+            _kpc_acc = f(_kpc_acc, x[_kpc_i, _kpc_j, _kpc_k])
+            out[_kpc_i, _kpc_j, _kpc_k] = _kpc_acc
 """
 
 from __future__ import annotations
@@ -34,6 +46,7 @@ import ast
 INTO = "_kpc_ufunc_into_{}"
 NEW = "_kpc_ufunc_{}"
 REDUCE = "_kpc_ufunc_reduce_{}"
+ACCUMULATE = "_kpc_ufunc_accumulate_{}"
 
 
 def into_name(name: str) -> str:
@@ -49,6 +62,11 @@ def new_name(name: str) -> str:
 def reduce_name(name: str) -> str:
     """The kernel of ``name``'s ``ufunc.reduce`` over a ``(outer, n, inner)`` array."""
     return REDUCE.format(name)
+
+
+def accumulate_name(name: str) -> str:
+    """The kernel of ``name``'s ``ufunc.accumulate`` over a ``(outer, n, inner)`` array."""
+    return ACCUMULATE.format(name)
 
 
 def array_kernels(fdef) -> list:
@@ -69,7 +87,16 @@ def array_kernels(fdef) -> list:
                  "        _kpc_acc = x[_kpc_i, 0, _kpc_k]\n"
                  "        for _kpc_j in range(1, x.shape[1]):\n"
                  f"            _kpc_acc = {fdef.name}(_kpc_acc, x[_kpc_i, _kpc_j, _kpc_k])\n"
-                 "        out[_kpc_i, _kpc_k] = _kpc_acc\n")
+                 "        out[_kpc_i, _kpc_k] = _kpc_acc\n"
+                 f"def {accumulate_name(fdef.name)}(x, out):\n"
+                 "    for _kpc_t in _kpc_prange(x.shape[0] * x.shape[2]):\n"
+                 "        _kpc_i = _kpc_t // x.shape[2]\n"
+                 "        _kpc_k = _kpc_t % x.shape[2]\n"
+                 "        _kpc_acc = x[_kpc_i, 0, _kpc_k]\n"
+                 "        out[_kpc_i, 0, _kpc_k] = _kpc_acc\n"
+                 "        for _kpc_j in range(1, x.shape[1]):\n"
+                 f"            _kpc_acc = {fdef.name}(_kpc_acc, x[_kpc_i, _kpc_j, _kpc_k])\n"
+                 "            out[_kpc_i, _kpc_j, _kpc_k] = _kpc_acc\n")
     anchor = fdef.decorator_list[0] if fdef.decorator_list else fdef
     defs = ast.parse(text).body
     for d in defs:

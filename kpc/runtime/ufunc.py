@@ -8,8 +8,8 @@ cast to that loop's types and the result has its output type. Without signatures
 ``DUFunc``) a call whose types no loop so far takes adds a loop of exactly those types,
 its output type typed by kpc. Arrays broadcast; ``out=`` (an array or a 1-tuple) is written
 and returned, cast as NumPy casts (``same_kind``); scalars give a NumPy scalar. What kpc does
-not run itself (other keywords such as ``where=`` or ``dtype=``, ``accumulate``, ``outer``,
-``at``, the forms of ``reduce`` beyond one axis of an array of a loop's dtype, inputs NumPy
+not run itself (other keywords such as ``where=`` or ``dtype=``, ``outer``, ``at``, the forms
+of ``reduce`` and ``accumulate`` beyond one axis of an array of a loop's dtype, inputs NumPy
 cannot make arrays of) is the source module's Numba ufunc's.
 A call with a CUDA array (CuPy, or anything with ``__cuda_array_interface__``, seen through
 CuPy) runs the same loops on the device arrays (a module built ``--space cuda`` runs them in
@@ -130,10 +130,11 @@ class UFunc(NumbaBacked):
     kind = "ufunc"
 
     def __init__(self, runtime, name: str, scalar, into, new, nin: int, loops=None, target: str = "cpu",
-                 reduce=None, doc: str | None = None):
+                 reduce=None, accumulate=None, doc: str | None = None):
         super().__init__(runtime, name, doc)
         self.nin, self.nout, self.nargs = nin, 1, nin + 1
-        self._scalar, self._into, self._new, self._reduce = scalar, into, new, reduce
+        self._scalar, self._into, self._new = scalar, into, new
+        self._reduce, self._accumulate = reduce, accumulate
         self._dynamic = loops is None
         self._loops = LoopTable(loops or (), exact_first=target == "parallel")
         # the key of a call's arguments (the runtime's: dtype, rank and flags of each array, the
@@ -242,28 +243,54 @@ class UFunc(NumbaBacked):
         order, the other positions in parallel (``target='parallel'``). Other forms (``dtype=``,
         ``out=``, ``keepdims=``, ``initial=``, several axes, an empty axis, other dtypes) are
         Numba's ufunc's ``reduce``."""
+        fold = self._fold(self._reduce, array, args, kwargs)
+        if fold is None:
+            return self.numba.reduce(array, *args, **kwargs)
+        xp, seen, shape, axis = fold
+        folded = xp.empty((seen.shape[0], seen.shape[2]), array.dtype)
+        if folded.size:
+            self._reduce(seen, folded)
+        result = folded.reshape(shape[:axis] + shape[axis + 1:])
+        return result[()] if result.ndim == 0 and xp is np else result
+
+    def accumulate(self, array, *args, **kwargs):
+        """``ufunc.accumulate(array, axis=0)`` on kpc's accumulate kernel, for the arrays ``reduce``
+        takes: each result along ``axis`` folded from the first element in order (NumPy's
+        definition, which Numba's ``target='cpu'`` ufunc gives; its ``target='parallel'`` ufunc
+        splits the recurrence over threads), the other positions in parallel. Other forms
+        (``dtype=``, ``out=``, an empty axis, other dtypes) are Numba's ufunc's ``accumulate``."""
+        fold = self._fold(self._accumulate, array, args, kwargs)
+        if fold is None:
+            return self.numba.accumulate(array, *args, **kwargs)
+        xp, seen, shape, _ = fold
+        partial = xp.empty(seen.shape, array.dtype)
+        if partial.size:
+            self._accumulate(seen, partial)
+        return partial.reshape(shape)
+
+    def _fold(self, kernel, array, args: tuple, kwargs: dict):
+        """``(namespace, array as C-contiguous (outer, n, inner), shape, axis)`` for a ``reduce`` or
+        ``accumulate`` of ``array`` along one axis (``args``/``kwargs``: the axis alone) that
+        ``kernel`` runs: a loop of the array's dtype for both inputs and the output, ``n`` > 0;
+        None for the forms left to Numba."""
         axis = args[0] if len(args) == 1 and not kwargs else kwargs.get("axis", 0) if set(kwargs) <= {"axis"} \
             and not args else _NUMBA
         xp = device_namespace((array,)) or np
-        if self._reduce is None or axis is _NUMBA or not isinstance(array, xp.ndarray) or array.ndim == 0:
-            return self.numba.reduce(array, *args, **kwargs)
+        if kernel is None or axis is _NUMBA or not isinstance(array, xp.ndarray) or array.ndim == 0:
+            return None
         if axis is None and array.ndim == 1:
             axis = 0
         if not isinstance(axis, int) or isinstance(axis, bool) or not -array.ndim <= axis < array.ndim:
-            return self.numba.reduce(array, *args, **kwargs)
+            return None
         axis %= array.ndim
         loop = self._loops.resolve((array.dtype, array.dtype))
         if loop is None or tuple(loop[0]) != (array.dtype, array.dtype) or loop[1] != array.dtype \
                 or array.shape[axis] == 0:
-            return self.numba.reduce(array, *args, **kwargs)
+            return None
         shape = array.shape
         outer = int(np.prod(shape[:axis], dtype=np.int64))
         inner = int(np.prod(shape[axis + 1:], dtype=np.int64))
-        folded = xp.empty((outer, inner), array.dtype)
-        if folded.size:
-            self._reduce(xp.ascontiguousarray(array).reshape(outer, shape[axis], inner), folded)
-        result = folded.reshape(shape[:axis] + shape[axis + 1:])
-        return result[()] if result.ndim == 0 and xp is np else result
+        return xp, xp.ascontiguousarray(array).reshape(outer, shape[axis], inner), shape, axis
 
     def _device_call(self, xp, args: tuple, out):
         """A call with CUDA arrays: the loop picked as for NumPy arrays, run on CuPy arrays."""

@@ -214,3 +214,57 @@ def test_reduce_runs_kpcs_reduce_kernel_and_matches_numba(modules):
     finally:
         for ufunc, kernel in kernels.items():
             ufunc._reduce = kernel
+
+
+def _running(function, array, axis):
+    """NumPy's definition of ``ufunc.accumulate``: each result along ``axis`` folded from the first."""
+    moved = np.moveaxis(array, axis, 0)
+    acc = np.empty_like(moved)
+    acc[0] = moved[0]
+    for k in range(1, moved.shape[0]):
+        acc[k] = function(acc[k - 1], moved[k])
+    return np.moveaxis(acc, 0, axis)
+
+
+@pytest.mark.compile
+def test_accumulate_runs_kpcs_accumulate_kernel_and_matches_numba(modules):
+    """``ufunc.accumulate`` of a two-input ufunc on an array of one of its loops' dtypes runs kpc's
+    accumulate kernel (each result folded in order along the axis, the other positions in
+    parallel): 1-D to 3-D, every axis, negative axes, ``axis=None`` of a 1-D array, Fortran and
+    strided inputs, float32 and int64 loops. Numba's ``target='cpu'`` ufunc (``rel_diff_cpu``, the
+    same function) is NumPy's order; its ``target='parallel'`` ufunc splits the recurrence over
+    threads, so ``rel_diff`` (parallel) is compared with NumPy's definition. Other forms are Numba's
+    (``dtype=``, ``out=``, an int array cast to the float64 loop, an empty axis)."""
+    dropin, numba_module = modules
+    runs = []
+    kernels = {}
+    for ufunc in (dropin.rel_diff, dropin.rel_diff_cpu, dropin.clip_add):
+        kernels[ufunc] = kernel = ufunc._accumulate
+        ufunc._accumulate = lambda *args, kernel=kernel: runs.append(1) or kernel(*args)
+    try:
+        cases = [(positive(9), 0), (positive(9), None), (positive(9), -1), (positive(6, 5), 0), (positive(6, 5), 1),
+                 (positive(3, 4, 5), 1), (positive(3, 4, 5), -1), (np.asfortranarray(positive(6, 5)), 0),
+                 (positive(6, 10)[:, ::3], 1), (positive(1, 7), 0), (positive(2000), 0)]
+        for array, axis in cases:
+            args = (array,) if axis == 0 else (array, axis)
+            expected = numba_module.rel_diff_cpu.accumulate(*args)
+            assert_same(dropin.rel_diff_cpu.accumulate(*args), expected)
+            assert_same(dropin.rel_diff.accumulate(*args), expected)
+            assert_same(dropin.rel_diff.accumulate(*args), _running(numba_module.rel_diff, array, axis or 0))
+        single = positive(5, 4, dtype=np.float32)
+        assert_same(dropin.rel_diff.accumulate(single, axis=1), _running(numba_module.rel_diff, single, 1))
+        ints = rng.integers(0, 30, (7, 3))
+        for axis in (0, 1):
+            assert_same(dropin.clip_add.accumulate(ints, axis), _running(numba_module.clip_add, ints, axis))
+        assert len(runs) == 3 * len(cases) + 3
+        x = positive(4, 3)
+        for args, kwargs in [((x,), {"out": np.empty((4, 3))}), ((np.arange(1, 6),), {}),
+                             ((np.empty((0, 3)),), {})]:
+            assert_same(dropin.rel_diff_cpu.accumulate(*args, **kwargs),
+                        numba_module.rel_diff_cpu.accumulate(*args, **kwargs))
+        with pytest.raises(TypeError):                                   # no float32 loop: Numba's error
+            dropin.rel_diff_cpu.accumulate(x, dtype=np.float32)
+        assert len(runs) == 3 * len(cases) + 3  # those are Numba's
+    finally:
+        for ufunc, kernel in kernels.items():
+            ufunc._accumulate = kernel
