@@ -27,16 +27,8 @@ def _kpc_ufunc_reduce_f(x, out):
         for _kpc_j in range(1, x.shape[1]):
             _kpc_acc = f(_kpc_acc, x[_kpc_i, _kpc_j, _kpc_k])
         out[_kpc_i, _kpc_k] = _kpc_acc
->>> print(ast.unparse(array_kernels(fdef)[3]))
-def _kpc_ufunc_accumulate_f(x, out):
-    for _kpc_t in _kpc_prange(x.shape[0] * x.shape[2]):
-        _kpc_i = _kpc_t // x.shape[2]
-        _kpc_k = _kpc_t % x.shape[2]
-        _kpc_acc = x[_kpc_i, 0, _kpc_k]
-        out[_kpc_i, 0, _kpc_k] = _kpc_acc
-        for _kpc_j in range(1, x.shape[1]):
-            _kpc_acc = f(_kpc_acc, x[_kpc_i, _kpc_j, _kpc_k])
-            out[_kpc_i, _kpc_j, _kpc_k] = _kpc_acc
+>>> [line.strip() for line in ast.unparse(array_kernels(fdef)[3]).splitlines() if "out" in line]  # the same fold
+['def _kpc_ufunc_accumulate_f(x, out):', 'out[_kpc_i, 0, _kpc_k] = _kpc_acc', 'out[_kpc_i, _kpc_j, _kpc_k] = _kpc_acc']
 """
 
 from __future__ import annotations
@@ -47,6 +39,17 @@ INTO = "_kpc_ufunc_into_{}"
 NEW = "_kpc_ufunc_{}"
 REDUCE = "_kpc_ufunc_reduce_{}"
 ACCUMULATE = "_kpc_ufunc_accumulate_{}"
+# reduce and accumulate: x as (outer, n, inner), each (i, k) folded along n in order, in parallel
+FOLD = ("def {name}(x, out):\n"
+        "    for _kpc_t in _kpc_prange(x.shape[0] * x.shape[2]):\n"
+        "        _kpc_i = _kpc_t // x.shape[2]\n"
+        "        _kpc_k = _kpc_t % x.shape[2]\n"
+        "        _kpc_acc = x[_kpc_i, 0, _kpc_k]\n"
+        "{first}"
+        "        for _kpc_j in range(1, x.shape[1]):\n"
+        "            _kpc_acc = {f}(_kpc_acc, x[_kpc_i, _kpc_j, _kpc_k])\n"
+        "{each}"
+        "{last}")
 
 
 def into_name(name: str) -> str:
@@ -80,23 +83,11 @@ def array_kernels(fdef) -> list:
     text = (f"def {into_name(fdef.name)}({args}, {out}):\n    {out}[:] = {fdef.name}({args})\n"
             f"def {new_name(fdef.name)}({args}):\n    return {fdef.name}({args})\n")
     if len(params) == 2:
-        text += (f"def {reduce_name(fdef.name)}(x, out):\n"
-                 "    for _kpc_t in _kpc_prange(x.shape[0] * x.shape[2]):\n"
-                 "        _kpc_i = _kpc_t // x.shape[2]\n"
-                 "        _kpc_k = _kpc_t % x.shape[2]\n"
-                 "        _kpc_acc = x[_kpc_i, 0, _kpc_k]\n"
-                 "        for _kpc_j in range(1, x.shape[1]):\n"
-                 f"            _kpc_acc = {fdef.name}(_kpc_acc, x[_kpc_i, _kpc_j, _kpc_k])\n"
-                 "        out[_kpc_i, _kpc_k] = _kpc_acc\n"
-                 f"def {accumulate_name(fdef.name)}(x, out):\n"
-                 "    for _kpc_t in _kpc_prange(x.shape[0] * x.shape[2]):\n"
-                 "        _kpc_i = _kpc_t // x.shape[2]\n"
-                 "        _kpc_k = _kpc_t % x.shape[2]\n"
-                 "        _kpc_acc = x[_kpc_i, 0, _kpc_k]\n"
-                 "        out[_kpc_i, 0, _kpc_k] = _kpc_acc\n"
-                 "        for _kpc_j in range(1, x.shape[1]):\n"
-                 f"            _kpc_acc = {fdef.name}(_kpc_acc, x[_kpc_i, _kpc_j, _kpc_k])\n"
-                 "            out[_kpc_i, _kpc_j, _kpc_k] = _kpc_acc\n")
+        text += FOLD.format(name=reduce_name(fdef.name), f=fdef.name, first="", each="",
+                            last="        out[_kpc_i, _kpc_k] = _kpc_acc\n")
+        text += FOLD.format(name=accumulate_name(fdef.name), f=fdef.name,
+                            first="        out[_kpc_i, 0, _kpc_k] = _kpc_acc\n",
+                            each="            out[_kpc_i, _kpc_j, _kpc_k] = _kpc_acc\n", last="")
     anchor = fdef.decorator_list[0] if fdef.decorator_list else fdef
     defs = ast.parse(text).body
     for d in defs:

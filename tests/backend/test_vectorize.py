@@ -5,6 +5,7 @@ keeps (``reduce``). ``KPC_STRICT=1``: every call runs kpc's kernels, none falls 
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from pathlib import Path
 
@@ -179,6 +180,26 @@ def _fold(function, array, axis):
     return acc
 
 
+@contextlib.contextmanager
+def counting(kernel: str, ufuncs):
+    """The runs of each ufunc's ``kernel`` (``_reduce``, ``_accumulate``) while the block runs."""
+    runs, kernels = [], {}
+    for ufunc in ufuncs:
+        kernels[ufunc] = found = getattr(ufunc, kernel)
+        setattr(ufunc, kernel, lambda *args, found=found: runs.append(1) or found(*args))
+    try:
+        yield runs
+    finally:
+        for ufunc, found in kernels.items():
+            setattr(ufunc, kernel, found)
+
+
+# (array, axis) of reduce and accumulate: 1-D to 3-D, every axis, negative axes, Fortran, strided
+FOLDS = [(positive(9), 0), (positive(9), None), (positive(9), -1), (positive(6, 5), 0), (positive(6, 5), 1),
+         (positive(3, 4, 5), 1), (positive(3, 4, 5), -1), (np.asfortranarray(positive(6, 5)), 0),
+         (positive(6, 10)[:, ::3], 1), (positive(1, 7), 0)]
+
+
 @pytest.mark.compile
 def test_reduce_runs_kpcs_reduce_kernel_and_matches_numba(modules):
     """``ufunc.reduce`` of a two-input ufunc on an array of one of its loops' dtypes runs kpc's
@@ -188,15 +209,8 @@ def test_reduce_runs_kpcs_reduce_kernel_and_matches_numba(modules):
     same function); Numba's ``target='parallel'`` ufunc splits a 1-D fold over its threads, so a
     function that does not associate gives other values there. Other forms are Numba's (``keepdims=``)."""
     dropin, numba_module = modules
-    runs = []
-    kernels = {}
-    for ufunc in (dropin.rel_diff, dropin.rel_diff_cpu, dropin.clip_add):
-        kernels[ufunc] = kernel = ufunc._reduce
-        ufunc._reduce = lambda *args, kernel=kernel: runs.append(1) or kernel(*args)
-    try:
-        cases = [(positive(9), 0), (positive(9), None), (positive(9), -1), (positive(6, 5), 0), (positive(6, 5), 1),
-                 (positive(3, 4, 5), 1), (positive(3, 4, 5), -1), (np.asfortranarray(positive(6, 5)), 0),
-                 (positive(6, 10)[:, ::3], 1), (positive(1, 7), 0)]
+    with counting("_reduce", (dropin.rel_diff, dropin.rel_diff_cpu, dropin.clip_add)) as runs:
+        cases = FOLDS
         for array, axis in cases:
             args = (array,) if axis == 0 else (array, axis)
             expected = numba_module.rel_diff_cpu.reduce(*args)
@@ -211,9 +225,6 @@ def test_reduce_runs_kpcs_reduce_kernel_and_matches_numba(modules):
         x = positive(4, 3)
         assert_same(dropin.rel_diff_cpu.reduce(x, keepdims=True), numba_module.rel_diff_cpu.reduce(x, keepdims=True))
         assert len(runs) == 2 * len(cases) + 3  # keepdims= is Numba's
-    finally:
-        for ufunc, kernel in kernels.items():
-            ufunc._reduce = kernel
 
 
 def _running(function, array, axis):
@@ -236,15 +247,8 @@ def test_accumulate_runs_kpcs_accumulate_kernel_and_matches_numba(modules):
     threads, so ``rel_diff`` (parallel) is compared with NumPy's definition. Other forms are Numba's
     (``dtype=``, ``out=``, an int array cast to the float64 loop, an empty axis)."""
     dropin, numba_module = modules
-    runs = []
-    kernels = {}
-    for ufunc in (dropin.rel_diff, dropin.rel_diff_cpu, dropin.clip_add):
-        kernels[ufunc] = kernel = ufunc._accumulate
-        ufunc._accumulate = lambda *args, kernel=kernel: runs.append(1) or kernel(*args)
-    try:
-        cases = [(positive(9), 0), (positive(9), None), (positive(9), -1), (positive(6, 5), 0), (positive(6, 5), 1),
-                 (positive(3, 4, 5), 1), (positive(3, 4, 5), -1), (np.asfortranarray(positive(6, 5)), 0),
-                 (positive(6, 10)[:, ::3], 1), (positive(1, 7), 0), (positive(2000), 0)]
+    with counting("_accumulate", (dropin.rel_diff, dropin.rel_diff_cpu, dropin.clip_add)) as runs:
+        cases = FOLDS + [(positive(2000), 0)]
         for array, axis in cases:
             args = (array,) if axis == 0 else (array, axis)
             expected = numba_module.rel_diff_cpu.accumulate(*args)
@@ -265,6 +269,3 @@ def test_accumulate_runs_kpcs_accumulate_kernel_and_matches_numba(modules):
         with pytest.raises(TypeError):                                   # no float32 loop: Numba's error
             dropin.rel_diff_cpu.accumulate(x, dtype=np.float32)
         assert len(runs) == 3 * len(cases) + 3  # those are Numba's
-    finally:
-        for ufunc, kernel in kernels.items():
-            ufunc._accumulate = kernel
