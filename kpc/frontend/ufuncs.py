@@ -8,7 +8,7 @@ writes two kernels that call it over whole arrays: ``_kpc_ufunc_into_f(x, y, out
 in the loop's dtype) and ``_kpc_ufunc_f(x, y)`` (``return f(x, y)``, a new loop typed at the
 call, Numba's ``DUFunc``); a ufunc of two inputs also gets ``_kpc_ufunc_reduce_f(x, out)``
 (``ufunc.reduce``: ``x`` seen as ``(outer, n, inner)``, each ``out[i, k]`` folded from
-``x[i, 0, k]`` in order along ``n``, the ``(i, k)`` in parallel) and
+``x[i, 0, k]`` in order along ``n``, in ``out``'s dtype at each step, the ``(i, k)`` in parallel) and
 ``_kpc_ufunc_accumulate_f(x, out)`` (``ufunc.accumulate``: the same fold, each partial result
 ``out[i, j, k]`` kept). ``parallel=True`` for ``target='parallel'``; ``target='cpu'``
 runs serially (``options["serial"]``). The runtime's ``kpc.runtime.ufunc.UFunc`` picks the
@@ -23,12 +23,11 @@ def _kpc_ufunc_reduce_f(x, out):
     for _kpc_t in _kpc_prange(x.shape[0] * x.shape[2]):
         _kpc_i = _kpc_t // x.shape[2]
         _kpc_k = _kpc_t % x.shape[2]
-        _kpc_acc = x[_kpc_i, 0, _kpc_k]
+        out[_kpc_i, _kpc_k] = x[_kpc_i, 0, _kpc_k]
         for _kpc_j in range(1, x.shape[1]):
-            _kpc_acc = f(_kpc_acc, x[_kpc_i, _kpc_j, _kpc_k])
-        out[_kpc_i, _kpc_k] = _kpc_acc
->>> [line.strip() for line in ast.unparse(array_kernels(fdef)[3]).splitlines() if "out" in line]  # the same fold
-['def _kpc_ufunc_accumulate_f(x, out):', 'out[_kpc_i, 0, _kpc_k] = _kpc_acc', 'out[_kpc_i, _kpc_j, _kpc_k] = _kpc_acc']
+            out[_kpc_i, _kpc_k] = f(out[_kpc_i, _kpc_k], x[_kpc_i, _kpc_j, _kpc_k])
+>>> print(ast.unparse(array_kernels(fdef)[3]).splitlines()[-1].strip())  # the same fold, each result kept
+out[_kpc_i, _kpc_j, _kpc_k] = f(out[_kpc_i, _kpc_j - 1, _kpc_k], x[_kpc_i, _kpc_j, _kpc_k])
 """
 
 from __future__ import annotations
@@ -39,17 +38,16 @@ INTO = "_kpc_ufunc_into_{}"
 NEW = "_kpc_ufunc_{}"
 REDUCE = "_kpc_ufunc_reduce_{}"
 ACCUMULATE = "_kpc_ufunc_accumulate_{}"
-# reduce and accumulate: x as (outer, n, inner), each (i, k) folded along n in order, in parallel
+# reduce and accumulate: x as (outer, n, inner), each (i, k) folded along n in order, in parallel;
+# every partial result goes through ``out`` (of the loop's dtype), rounded there as NumPy's loop
+# rounds it (a float32 loop whose function computes in float64 does not keep a float64 accumulator)
 FOLD = ("def {name}(x, out):\n"
         "    for _kpc_t in _kpc_prange(x.shape[0] * x.shape[2]):\n"
         "        _kpc_i = _kpc_t // x.shape[2]\n"
         "        _kpc_k = _kpc_t % x.shape[2]\n"
-        "        _kpc_acc = x[_kpc_i, 0, _kpc_k]\n"
-        "{first}"
+        "        {first} = x[_kpc_i, 0, _kpc_k]\n"
         "        for _kpc_j in range(1, x.shape[1]):\n"
-        "            _kpc_acc = {f}(_kpc_acc, x[_kpc_i, _kpc_j, _kpc_k])\n"
-        "{each}"
-        "{last}")
+        "            {each} = {f}({previous}, x[_kpc_i, _kpc_j, _kpc_k])\n")
 
 
 def into_name(name: str) -> str:
@@ -83,11 +81,10 @@ def array_kernels(fdef) -> list:
     text = (f"def {into_name(fdef.name)}({args}, {out}):\n    {out}[:] = {fdef.name}({args})\n"
             f"def {new_name(fdef.name)}({args}):\n    return {fdef.name}({args})\n")
     if len(params) == 2:
-        text += FOLD.format(name=reduce_name(fdef.name), f=fdef.name, first="", each="",
-                            last="        out[_kpc_i, _kpc_k] = _kpc_acc\n")
-        text += FOLD.format(name=accumulate_name(fdef.name), f=fdef.name,
-                            first="        out[_kpc_i, 0, _kpc_k] = _kpc_acc\n",
-                            each="            out[_kpc_i, _kpc_j, _kpc_k] = _kpc_acc\n", last="")
+        text += FOLD.format(name=reduce_name(fdef.name), f=fdef.name, first="out[_kpc_i, _kpc_k]",
+                            each="out[_kpc_i, _kpc_k]", previous="out[_kpc_i, _kpc_k]")
+        text += FOLD.format(name=accumulate_name(fdef.name), f=fdef.name, first="out[_kpc_i, 0, _kpc_k]",
+                            each="out[_kpc_i, _kpc_j, _kpc_k]", previous="out[_kpc_i, _kpc_j - 1, _kpc_k]")
     anchor = fdef.decorator_list[0] if fdef.decorator_list else fdef
     defs = ast.parse(text).body
     for d in defs:
