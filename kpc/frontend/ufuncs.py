@@ -8,7 +8,8 @@ writes two kernels that call it over whole arrays: ``_kpc_ufunc_into_f(x, y, out
 in the loop's dtype) and ``_kpc_ufunc_f(x, y)`` (``return f(x, y)``, a new loop typed at the
 call, Numba's ``DUFunc``); a ufunc of two inputs also gets ``_kpc_ufunc_reduce_f(x, out)``
 (``ufunc.reduce``: ``x`` seen as ``(outer, n, inner)``, each ``out[i, k]`` folded from
-``x[i, 0, k]`` in order along ``n``, in ``out``'s dtype at each step, the ``(i, k)`` in parallel) and
+``x[i, 0, k]`` in order along ``n``, in ``out``'s dtype at each step, the ``(i, k)`` in parallel
+by blocks of consecutive ``k``) and
 ``_kpc_ufunc_accumulate_f(x, out)`` (``ufunc.accumulate``: the same fold, each partial result
 ``out[i, j, k]`` kept). ``parallel=True`` for ``target='parallel'``; ``target='cpu'``
 runs serially (``options["serial"]``). The runtime's ``kpc.runtime.ufunc.UFunc`` picks the
@@ -20,12 +21,16 @@ loop and calls them.
 ['def _kpc_ufunc_into_f(x, y, out):\\n    out[:] = f(x, y)', 'def _kpc_ufunc_f(x, y):\\n    return f(x, y)']
 >>> print(ast.unparse(array_kernels(fdef)[2]))
 def _kpc_ufunc_reduce_f(x, out):
-    for _kpc_t in _kpc_prange(x.shape[0] * x.shape[2]):
-        _kpc_i = _kpc_t // x.shape[2]
-        _kpc_k = _kpc_t % x.shape[2]
-        out[_kpc_i, _kpc_k] = x[_kpc_i, 0, _kpc_k]
+    _kpc_b = (x.shape[2] + 63) // 64
+    for _kpc_t in _kpc_prange(x.shape[0] * _kpc_b):
+        _kpc_i = _kpc_t // _kpc_b
+        _kpc_lo = _kpc_t % _kpc_b * 64
+        _kpc_hi = min(_kpc_lo + 64, x.shape[2])
+        for _kpc_k in range(_kpc_lo, _kpc_hi):
+            out[_kpc_i, _kpc_k] = x[_kpc_i, 0, _kpc_k]
         for _kpc_j in range(1, x.shape[1]):
-            out[_kpc_i, _kpc_k] = f(out[_kpc_i, _kpc_k], x[_kpc_i, _kpc_j, _kpc_k])
+            for _kpc_k in range(_kpc_lo, _kpc_hi):
+                out[_kpc_i, _kpc_k] = f(out[_kpc_i, _kpc_k], x[_kpc_i, _kpc_j, _kpc_k])
 >>> print(ast.unparse(array_kernels(fdef)[3]).splitlines()[-1].strip())  # the same fold, each result kept
 out[_kpc_i, _kpc_j, _kpc_k] = f(out[_kpc_i, _kpc_j - 1, _kpc_k], x[_kpc_i, _kpc_j, _kpc_k])
 """
@@ -38,16 +43,23 @@ INTO = "_kpc_ufunc_into_{}"
 NEW = "_kpc_ufunc_{}"
 REDUCE = "_kpc_ufunc_reduce_{}"
 ACCUMULATE = "_kpc_ufunc_accumulate_{}"
-# reduce and accumulate: x as (outer, n, inner), each (i, k) folded along n in order, in parallel;
-# every partial result goes through ``out`` (of the loop's dtype), rounded there as NumPy's loop
-# rounds it (a float32 loop whose function computes in float64 does not keep a float64 accumulator)
+# reduce and accumulate: x as (outer, n, inner), each (i, k) folded along n in order; the (i, k) in
+# parallel by blocks of FOLD_BLOCK consecutive k, a block folded row by row (contiguous reads of x, a
+# loop over k that vectorizes, as NumPy's loop runs along a row); every partial result goes through
+# ``out`` (of the loop's dtype), rounded there as NumPy's loop rounds it (a float32 loop whose
+# function computes in float64 keeps no float64 accumulator)
+FOLD_BLOCK = 64
 FOLD = ("def {name}(x, out):\n"
-        "    for _kpc_t in _kpc_prange(x.shape[0] * x.shape[2]):\n"
-        "        _kpc_i = _kpc_t // x.shape[2]\n"
-        "        _kpc_k = _kpc_t % x.shape[2]\n"
-        "        {first} = x[_kpc_i, 0, _kpc_k]\n"
+        f"    _kpc_b = (x.shape[2] + {FOLD_BLOCK - 1}) // {FOLD_BLOCK}\n"
+        "    for _kpc_t in _kpc_prange(x.shape[0] * _kpc_b):\n"
+        "        _kpc_i = _kpc_t // _kpc_b\n"
+        f"        _kpc_lo = _kpc_t % _kpc_b * {FOLD_BLOCK}\n"
+        f"        _kpc_hi = min(_kpc_lo + {FOLD_BLOCK}, x.shape[2])\n"
+        "        for _kpc_k in range(_kpc_lo, _kpc_hi):\n"
+        "            {first} = x[_kpc_i, 0, _kpc_k]\n"
         "        for _kpc_j in range(1, x.shape[1]):\n"
-        "            {each} = {f}({previous}, x[_kpc_i, _kpc_j, _kpc_k])\n")
+        "            for _kpc_k in range(_kpc_lo, _kpc_hi):\n"
+        "                {each} = {f}({previous}, x[_kpc_i, _kpc_j, _kpc_k])\n")
 
 
 def into_name(name: str) -> str:

@@ -31,6 +31,8 @@ True
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .dispatch import python_call
@@ -288,8 +290,7 @@ class UFunc(NumbaBacked):
                 or array.shape[axis] == 0:
             return None
         shape = array.shape
-        outer = int(np.prod(shape[:axis], dtype=np.int64))
-        inner = int(np.prod(shape[axis + 1:], dtype=np.int64))
+        outer, inner = math.prod(shape[:axis]), math.prod(shape[axis + 1:])  # np.prod: microseconds
         return xp, xp.ascontiguousarray(array).reshape(outer, shape[axis], inner), shape, axis
 
     def _device_call(self, xp, args: tuple, out):

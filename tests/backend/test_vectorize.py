@@ -197,7 +197,8 @@ def counting(kernel: str, ufuncs):
 # (array, axis) of reduce and accumulate: 1-D to 3-D, every axis, negative axes, Fortran, strided
 FOLDS = [(positive(9), 0), (positive(9), None), (positive(9), -1), (positive(6, 5), 0), (positive(6, 5), 1),
          (positive(3, 4, 5), 1), (positive(3, 4, 5), -1), (np.asfortranarray(positive(6, 5)), 0),
-         (positive(6, 10)[:, ::3], 1), (positive(1, 7), 0)]
+         (positive(6, 10)[:, ::3], 1), (positive(1, 7), 0),
+         (positive(4, 130), 0), (positive(2, 3, 70), 1)]                   # blocks of 64 positions and a part
 
 
 @pytest.mark.compile
