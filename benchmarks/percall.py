@@ -9,12 +9,14 @@ same for the ``@guvectorize`` gufuncs of tests/corpus/gufunc_guvectorize.py (``s
 Python float, ``matvec`` with a vector per matrix) at small loop lengths, against Numba's own
 ``target='parallel'`` gufuncs, outputs allocated by each call. ``--ufunc``: the same for the
 ``@vectorize`` ufuncs of tests/corpus/ufunc_vectorize.py (``smooth_step``, ``target='cpu'``, of a
-matrix and two Python floats; ``rel_diff``, ``target='parallel'``, of two vectors).
+matrix and two Python floats; ``rel_diff``, ``target='parallel'``, of two vectors; ``reduce`` and
+``accumulate`` of ``rel_diff_cpu`` along axis 0).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import os
 import statistics
@@ -52,7 +54,8 @@ def _corpus_rows(corpus: str, rows: list, repeats: int, calls: int) -> None:
     kpc_module, numba_module = _load(report.output, f"percall_{stem}_kpc"), _load(source, f"percall_{stem}_numba")
     for name, shape, make in rows:
         args = make(shape)
-        functions = {"kpc": getattr(kpc_module, name), "numba": getattr(numba_module, name)}
+        functions = {who: functools.reduce(getattr, name.split("."), module)  # "f.reduce": a method
+                     for who, module in (("kpc", kpc_module), ("numba", numba_module))}
         np.testing.assert_allclose(functions["kpc"](*args), functions["numba"](*args), rtol=1e-13)
         samples = {"kpc": [], "numba": []}
         for _ in range(repeats):
@@ -86,6 +89,9 @@ def _ufunc_rows(repeats: int, calls: int) -> None:
             for side in (10, 32, 100, 316)]
     rows += [("rel_diff", (n,), lambda shape: (rng.uniform(1, 2, shape), rng.uniform(1, 2, shape)))
              for n in (100, 1000, 10000)]
+    # reduce and accumulate of the target='cpu' ufunc (Numba's target='parallel' folds race)
+    rows += [(f"rel_diff_cpu.{method}", shape, lambda shape: (rng.uniform(1, 2, shape), 0))
+             for method in ("reduce", "accumulate") for shape in ((100,), (10**5,), (316, 316))]
     _corpus_rows("ufunc_vectorize.py", rows, repeats, calls)
 
 
