@@ -8,9 +8,9 @@ cast to that loop's types and the result has its output type. Without signatures
 ``DUFunc``) a call whose types no loop so far takes adds a loop of exactly those types,
 its output type typed by kpc. Arrays broadcast; ``out=`` (an array or a 1-tuple) is written
 and returned, cast as NumPy casts (``same_kind``); scalars give a NumPy scalar. What kpc does
-not run itself (other keywords such as ``where=`` or ``dtype=``, ``outer``, ``at``, the forms
-of ``reduce`` and ``accumulate`` beyond one axis of an array of a loop's dtype, inputs NumPy
-cannot make arrays of) is the source module's Numba ufunc's.
+not run itself (other keywords such as ``where=`` or ``dtype=``, ndarray subclasses such as
+masked arrays, ``outer``, ``at``, the forms of ``reduce`` and ``accumulate`` beyond one axis of an
+array of a loop's dtype, inputs NumPy cannot make arrays of) is the source module's Numba ufunc's.
 A call with a CUDA array (CuPy, or anything with ``__cuda_array_interface__``, seen through
 CuPy) runs the same loops on the device arrays (a module built ``--space cuda`` runs them in
 place) and returns CuPy arrays; NumPy arrays beside them are copied to the device first
@@ -154,11 +154,11 @@ class UFunc(NumbaBacked):
                 plan = self._plans.get(self._runtime.key(*args))
             except TypeError:  # an unhashable argument
                 plan = None
-            if plan is not None:
+            if plan is not None and args[plan[1]].__class__ is np.ndarray:
                 result, first, others = plan
                 shape = args[first].shape
                 for k in others:
-                    if args[k].shape != shape:
+                    if args[k].__class__ is not np.ndarray or args[k].shape != shape:
                         break
                 else:
                     computed = np.empty(shape, result)
@@ -173,8 +173,9 @@ class UFunc(NumbaBacked):
             if len(out) != 1:
                 return self.numba(*args, out=out)
             out = out[0]
-        if out is not None and type(out) is not np.ndarray:
-            return self.numba(*args, out=out)
+        if out is not None and type(out) is not np.ndarray \
+                or any(isinstance(a, np.ndarray) and type(a) is not np.ndarray for a in args):
+            return self.numba(*args, out=out)  # a subclass (masked array, matrix): NumPy's __array_ufunc__
         values = [a[()] if type(a) is np.ndarray and a.ndim == 0 else a for a in args]
         kinds = []
         for k, value in enumerate(values):

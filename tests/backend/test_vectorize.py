@@ -36,6 +36,8 @@ CALLS = [
     ("rel_diff", (np.float32(2.0), np.float32(3.0))),
     ("rel_diff", (np.array(2.0), positive(3))),                         # a 0-d array
     ("rel_diff", ([1.0, 2.0, 3.0], positive(3))),                       # a list
+    ("rel_diff", (np.ma.masked_array(positive(3), mask=[0, 1, 0]), positive(3))),  # subclasses: NumPy's
+    ("rel_diff", (positive(3), np.matrix(positive(1, 3)))),
     ("smooth_step", (rng.uniform(-1, 1, (5, 4)), -0.5, 0.5)),
     ("smooth_step", (rng.uniform(-1, 1, (5, 4)).astype(np.float32), np.float32(-0.5), np.float32(0.5))),
     ("smooth_step", (rng.uniform(-1, 1, (3, 4, 5)), np.zeros((4, 1)) - 0.5, 0.5)),
