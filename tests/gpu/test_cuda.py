@@ -143,6 +143,20 @@ def heat_swap(u, v, steps):
     return u
 
 
+@njit(parallel=True)
+def floor_ratios(a, b, out):
+    for i in prange(a.shape[0]):
+        out[i] = a[i] // b[i]
+
+
+@njit(parallel=True)
+def floor_ratio_sum(a, b):
+    s = 0
+    for i in prange(a.shape[0]):
+        s += a[i] // b[i]
+    return s
+
+
 @njit
 def serial_only(a):
     s = 0.0
@@ -169,6 +183,8 @@ def kernels(tmp_path_factory):
         "serial_only": [f"serial_only({f64})"],
         "heat_boundary": [f"heat_boundary({f64}, {f64}, int64)"],
         "heat_swap": [f"heat_swap({f64}, {f64}, int64)"],
+        "floor_ratios": ["floor_ratios(int64[::1], int64[::1], int64[::1])"],
+        "floor_ratio_sum": ["floor_ratio_sum(int64[::1], int64[::1])"],
     })
     assert not result.rejected, result.report()
     return _import(result.module_path, "kpc_cuda_kernels")
@@ -382,3 +398,25 @@ def test_a_forked_child_gets_a_clear_error_not_a_crash(kernels):
     process.join(60)
     assert said.startswith("RuntimeError") and "fork" in said, said
     assert kernels.total(np.ones(10)) == 10.0
+
+
+def test_errors_kernels_flag_on_the_device_raise_as_in_numba(kernels):
+    """An integer division by zero in a device kernel raises Numba's ZeroDivisionError once the
+    call's kernels end (the module's device error slot), with NumPy arguments and with CuPy
+    arguments where the call returns a value; the next call starts clean."""
+    import cupy
+
+    a = np.arange(1, 100_001, dtype=np.int64)
+    b = np.ones(100_000, dtype=np.int64)
+    b[77_777] = 0
+    with pytest.raises(ZeroDivisionError) as numba_error:
+        _reference("floor_ratio_sum")(a[77_777:77_778], b[77_777:77_778])
+    out = np.empty_like(a)
+    with pytest.raises(ZeroDivisionError, match=str(numba_error.value)):
+        kernels.floor_ratios(a, b, out)
+    with pytest.raises(ZeroDivisionError, match=str(numba_error.value)):
+        kernels.floor_ratio_sum(cupy.asarray(a), cupy.asarray(b))
+    b[77_777] = 1
+    assert kernels.floor_ratio_sum(a, b) == a.sum()
+    kernels.floor_ratios(a, b, out)
+    np.testing.assert_array_equal(out, a)

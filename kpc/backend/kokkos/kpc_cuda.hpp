@@ -653,6 +653,21 @@ inline py::object to_cupy(py::object value) {
 // arrays in managed memory, scalars, is read by the host). The CUDA
 // runtime keeps a current device per host thread, and a Python thread other than the one that
 // initialized Kokkos starts on device 0, so each thread is moved to Kokkos' device once.
+// The host side of the module's device error slot (kpc_semantics.hpp's device_error_slot): mapped
+// pinned memory, so that reading it after a fence costs no CUDA call.
+inline volatile int* device_errors() {
+  static volatile int* slot = [] {
+    int* host = nullptr;
+    check(cudaHostAlloc(reinterpret_cast<void**>(&host), sizeof(int), cudaHostAllocMapped), "cudaHostAlloc");
+    *host = 0;
+    int* device = nullptr;
+    check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device), host, 0), "cudaHostGetDevicePointer");
+    check(cudaMemcpyToSymbol(device_error_slot, &device, sizeof(device)), "cudaMemcpyToSymbol");
+    return static_cast<volatile int*>(host);
+  }();
+  return slot;
+}
+
 struct call_scope {
   call_scope() {
     thread_local const bool on_kokkos_device = [] {
@@ -663,18 +678,32 @@ struct call_scope {
     cuda_arguments() = 0;
     call_stream() = caller_stream{};
     staged_arguments().clear();
+    *device_errors() = 0;
   }
   py::object result(py::object value) const {
     if (cuda_arguments() == 0) {
       Kokkos::fence();
+      raise_device_errors();
       return value;
     }
     if (value.is_none()) {
+      // returns before its kernels end (stream order): an error they flag is not seen by this call
       release_to_caller_stream();
       return value;
     }
     Kokkos::fence();  // what is returned is read on the host (cupy.asarray copies a result through it)
+    raise_device_errors();
     return to_cupy(std::move(value));
+  }
+
+ private:
+  // Python's exception for an error the call's kernels flagged on the device (check_errors).
+  static void raise_device_errors() {
+    const int error = *device_errors();
+    if (error == 0) return;
+    *device_errors() = 0;
+    error_flag() = error;
+    check_errors();
   }
 };
 
