@@ -144,8 +144,14 @@ ORDER_ROUTINES = {"sort_rows": 1, "argsort": 1, "searchsorted_values": 1, "digit
 ORDER_READERS = frozenset({"median_sorted", "quantile_sorted", "searchsorted", "digitize", "interp", "unique_count"})
 # ``value_check(ok, k)``: a run-time check lower-numpy adds where NumPy raises ValueError
 # VALUE_ERRORS[k] (``ok`` false); the Kokkos backend raises it once the kernel returns.
+# The last four are the reductions of an empty array (EMPTY_REDUCTION_ERRORS), by reduction.
 VALUE_ERRORS = ("'a' cannot be empty", "'v' cannot be empty", "slice step cannot be zero",
-                "cannot unpack an array whose length is not the number of names")
+                "cannot unpack an array whose length is not the number of names",
+                "zero-size array to reduction operation minimum which has no identity",
+                "zero-size array to reduction operation maximum which has no identity",
+                "attempt to get argmin of an empty sequence", "attempt to get argmax of an empty sequence")
+EMPTY_REDUCTION_ERRORS = {"min": VALUE_ERRORS[4], "max": VALUE_ERRORS[5], "argmin": VALUE_ERRORS[6],
+                          "argmax": VALUE_ERRORS[7]}
 NUMPY_FUNCS = frozenset(NUMPY_UFUNCS) | NUMPY_REDUCTIONS | NUMPY_ALLOCATIONS | NUMPY_LIKE | NUMPY_OTHER \
     | frozenset(NUMPY_BOUND) | NUMPY_ORDER
 
