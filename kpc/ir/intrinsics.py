@@ -86,8 +86,10 @@ NUMPY_OTHER = frozenset({
     "transpose", "cumsum", "cumprod", "clip", "linalg.norm", "ravel", "reshape", "sort",
     "argsort", "diff", "trace", "isclose", "allclose", "asarray", "ascontiguousarray", "array", "round",
     "around", "empty_like", "concatenate", "stack", "hstack", "vstack", "full_like",
-    "triu", "tril", "flip", "fliplr", "flipud",
-})
+    "triu", "tril", "flip", "fliplr", "flipud", "sinc",
+}) | frozenset({"hamming", "hanning", "bartlett", "blackman"})
+# Window functions: np.<f>(M), a float64 array of M points (none for M < 1), as Numba computes it.
+NUMPY_WINDOWS = frozenset({"hamming", "hanning", "bartlett", "blackman"})
 # Order statistics: sorts and the functions of sorted copies (``ORDER_ROUTINES``).
 NUMPY_ORDER = frozenset({"percentile", "quantile", "corrcoef"})
 # NumPy functions the frontend binds to their parameters in order, every default filled in:
