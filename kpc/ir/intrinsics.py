@@ -165,6 +165,11 @@ NUMPY_RANDOM = {
     "uniform": ("low", "high", "size"), "normal": ("loc", "scale", "size"),
     "standard_normal": ("size",), "randn": None, "randint": ("low", "high", "size"),
 }
+# random.<f>(...) of Python's random module -> (the np.random function of the same distribution,
+# how many arguments Numba takes): kpc draws both from one set of Kokkos streams (Numba keeps two
+# generators; kpc's streams differ from Numba's in any case).
+PYTHON_RANDOM = {"random": ("random", 0), "uniform": ("uniform", 2), "gauss": ("normal", 2),
+                 "normalvariate": ("normal", 2), "randint": ("randint", 2), "seed": ("seed", 1)}
 
 # Array methods a.<m>(...), spelled ".m" in Call.func with the array as first argument.
 ARRAY_METHODS = frozenset({

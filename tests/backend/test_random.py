@@ -38,6 +38,7 @@ SIGNATURES = {
     "array_draws": ["array_draws(int64, int64)"], "shifted": ["shifted(int64, int64)"],
     "unseeded": ["unseeded(int64)"], "reseed": ["reseed(int64)"], "next_draw": ["next_draw()"],
     "randint_between": ["randint_between(int64, int64)"],
+    "python_random_draws": ["python_random_draws(int64, int64)"],
 }
 
 
@@ -148,6 +149,19 @@ def test_an_empty_randint_range_raises_like_numba(kokkos):
         kokkos.randint_between(4, 4)
     assert str(actual.value) == str(expected.value)
     assert kokkos.randint_between(4, 5) == 4  # the error is cleared
+
+
+@pytest.mark.compile
+def test_python_random_module_draws_have_the_distribution(kokkos):
+    # random.random/uniform/gauss/randint draw from the same Kokkos streams as np.random.
+    sample = kokkos.python_random_draws(N, 77)
+    np.testing.assert_array_equal(kokkos.python_random_draws(N, 77)[:, 0], sample[:, 0])  # random.seed
+    assert_distributed_as(sample[:, 0], stats.uniform(), "random.random()")
+    assert_distributed_as(sample[:, 1], stats.uniform(-2.0, 5.0), "random.uniform(-2, 3)")
+    assert_distributed_as(sample[:, 2], stats.norm(1.5, 0.5), "random.gauss(1.5, 0.5)")
+    values, counts = np.unique(sample[:, 3], return_counts=True)
+    assert values.tolist() == list(range(-3, 4))  # random.randint includes its upper bound
+    assert stats.chisquare(counts).pvalue > ALPHA
 
 
 def pipeline(source: str, target: str = "kokkos"):
