@@ -853,6 +853,13 @@ class FunctionLowering:
             if len(node.args) != 1:
                 raise self.fail(node, f"{_canonical(qualified)}() takes exactly one argument in a kernel", "call")
             return n.Cast(scalar(table[attr]), self.expr(node.args[0]), loc=loc)
+        if module in ("numpy.random", "random") and attr == "shuffle":
+            # In place, drawing with np.random.randint as Numba's shuffle does (random.shuffle
+            # draws from Python's generator in Numba, from the same streams in kpc).
+            self.no_keywords(node, f"{_canonical(qualified)}")
+            if len(node.args) != 1:
+                raise self.fail(node, f"{_canonical(qualified)}() takes one array", "call")
+            return n.Call("np.random.shuffle", [self.expr(node.args[0])], "numpy", loc=loc)
         if module == "numpy.random":
             return self.random_call(node, attr)
         if module == "random" and attr in lib.PYTHON_RANDOM:

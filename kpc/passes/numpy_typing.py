@@ -162,6 +162,13 @@ def _sinc(node, args, kwargs):
     return ArrayType(dtype, x.ndim, "C") if isinstance(x, ArrayType) else FLOAT64
 
 
+def _shuffle(node, args, kwargs):
+    """``np.random.shuffle(x)`` shuffles ``x`` in place, returns None (kpc: a 1-D ``x``)."""
+    if len(args) != 1 or not isinstance(args[0], ArrayType) or args[0].ndim != 1:
+        raise TypingFailure(f"np.random.shuffle() of {args[0] if args else 'nothing'} (kpc shuffles a 1-D array)")
+    return NONE
+
+
 def _eye(node, args, kwargs):
     dtype = rules.dtype_arg(kwargs["dtype"]) if "dtype" in kwargs else FLOAT64
     return ArrayType(dtype, 2, "C")
@@ -667,7 +674,7 @@ def _interp(node, args, kwargs):
 _OTHER = {
     (False, "array"): _literal_array, (False, "asarray"): _literal_array,
     (None, "arange"): _arange, (None, "linspace"): _linspace, (None, "eye"): _eye,
-    (None, "identity"): _eye, (False, "sinc"): _sinc, (False, "hamming"): _window, (False, "hanning"): _window,
+    (None, "identity"): _eye, (False, "sinc"): _sinc, (False, "random.shuffle"): _shuffle, (False, "hamming"): _window, (False, "hanning"): _window,
     (False, "bartlett"): _window, (False, "blackman"): _window, (None, "dot"): _dot, (None, "matmul"): _dot, (None, "vdot"): _vdot,
     (None, "outer"): _outer, (None, "where"): _where, (None, "copy"): _same_c,
     (True, "asarray"): _same, (None, "ascontiguousarray"): _same_c, (None, "transpose"): _transpose,

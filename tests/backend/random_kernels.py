@@ -125,3 +125,13 @@ def python_random_draws(n, seed):
         out[i, 2] = random.gauss(1.5, 0.5)
         out[i, 3] = random.randint(-3, 3)
     return out
+
+
+@njit
+def shuffled(x, seed):
+    np.random.seed(seed)
+    y = x.copy()
+    np.random.shuffle(y)
+    z = x.copy()
+    random.shuffle(z)
+    return y, z
