@@ -304,7 +304,7 @@ def test_mdrange_regions_launch_flat_on_cuda_and_as_mdrange_on_host_spaces(tmp_p
     assert "const int64_t kpc_end1 = kpc_n1_0 * kpc_n1_1;" in cuda
 
 
-def test_min_max_of_rows_on_a_cuda_device_start_from_the_identity_without_a_check(tmp_path):
+def test_min_max_of_rows_on_a_cuda_device_flag_an_error_code(tmp_path):
     from kpc import pipeline
     from kpc.backend.kokkos.emitter import Specialization, emit_translation_unit
 
@@ -317,6 +317,8 @@ def test_min_max_of_rows_on_a_cuda_device_start_from_the_identity_without_a_chec
     entries = {"row_ranges": (typeof(np.zeros((3, 4))),)}
     module = pipeline.typed_specialization(str(source), kernels, entries, True)
     text = emit_translation_unit([Specialization(module, list(entries))], space="cuda", source=str(source)).source
-    # The rows' checks run on the device, which cannot raise (README); the whole matrix's on the host.
+    # The rows' checks run on the device, which flags an error code the binding raises once the
+    # call's kernels end (kpc::device_check); the whole matrix's on the host, with its message.
     assert text.count("kpc::value_check<false>(") == 1 and "kpc::value_check<true>(" not in text
+    assert "kpc::empty_maximum_error)" in text and "kpc::empty_minimum_error)" in text
     assert "kpc::inf<double>()" in text

@@ -157,6 +157,14 @@ def floor_ratio_sum(a, b):
     return s
 
 
+@njit(parallel=True)
+def row_ranges(m):
+    out = np.empty(m.shape[0])
+    for i in prange(m.shape[0]):
+        out[i] = m[i].max() - m[i].min()
+    return out
+
+
 @njit
 def serial_only(a):
     s = 0.0
@@ -185,6 +193,7 @@ def kernels(tmp_path_factory):
         "heat_swap": [f"heat_swap({f64}, {f64}, int64)"],
         "floor_ratios": ["floor_ratios(int64[::1], int64[::1], int64[::1])"],
         "floor_ratio_sum": ["floor_ratio_sum(int64[::1], int64[::1])"],
+        "row_ranges": ["row_ranges(float64[:, ::1])"],
     })
     assert not result.rejected, result.report()
     return _import(result.module_path, "kpc_cuda_kernels")
@@ -420,3 +429,10 @@ def test_errors_kernels_flag_on_the_device_raise_as_in_numba(kernels):
     assert kernels.floor_ratio_sum(a, b) == a.sum()
     kernels.floor_ratios(a, b, out)
     np.testing.assert_array_equal(out, a)
+
+
+def test_min_max_of_an_empty_row_on_the_device_raises_numbas_value_error(kernels):
+    m = np.random.default_rng(3).random((50, 40))
+    np.testing.assert_allclose(kernels.row_ranges(m), m.max(axis=1) - m.min(axis=1))
+    with pytest.raises(ValueError, match="zero-size array to reduction operation (maximum|minimum) which has no identity"):
+        kernels.row_ranges(np.zeros((5, 0)))

@@ -19,6 +19,10 @@ from kpc.ir.types import BOOL, FLOAT64, INT64, ArrayType, ScalarType, TupleType,
 
 from .cxx import BackendError, literal, scalar_type
 
+# kpc_semantics.hpp's error codes of the empty reductions (EMPTY_REDUCTION_ERRORS) in device code
+DEVICE_ERROR_CODES = {"min": "empty_minimum_error", "max": "empty_maximum_error", "argmin": "empty_argmin_error",
+                      "argmax": "empty_argmax_error"}
+
 # Python math / NumPy scalar functions -> the C++ function (in namespace kpc::math, i.e.
 # Kokkos' math functions), applied in the call's floating-point type.
 MATH_FUNCTIONS = {
@@ -427,8 +431,9 @@ class ExprEmitter:
             return self.convert(args[0], self.emit(args[0]), t) if args else literal(0, t)
         if name == "value_check":
             if VALUE_ERRORS[args[1].value] in EMPTY_REDUCTION_ERRORS.values() and self._on_cuda_device():
-                # A CUDA device cannot raise: the min/max of an empty array is its start value there (README).
-                return "true"
+                # CUDA device code flags an error code (kpc_semantics.hpp), raised once the call's kernels end
+                code = {v: k for k, v in EMPTY_REDUCTION_ERRORS.items()}[VALUE_ERRORS[args[1].value]]
+                return f"kpc::device_check({self.emit(args[0], BOOL)}, kpc::{DEVICE_ERROR_CODES[code]})"
             in_kernel = self._host_check(e, "a NumPy argument check")
             message = VALUE_ERRORS[args[1].value].replace('"', '\\"')
             return f'kpc::value_check<{"true" if in_kernel else "false"}>({self.emit(args[0], BOOL)}, "{message}")'

@@ -124,6 +124,9 @@ enum : int {
   digitize_bins_error = 13,
   interp_empty_error = 14,
   interp_size_error = 15,
+  // min/max/argmin/argmax of an empty array in CUDA device code (device_check): ValueError.
+  empty_argmin_error = 16,
+  empty_argmax_error = 17,
 };
 
 inline const char* error_message(int error) {
@@ -148,6 +151,10 @@ inline const char* error_message(int error) {
       return "zero-size array to reduction operation maximum which has no identity";
     case empty_minimum_error:
       return "zero-size array to reduction operation minimum which has no identity";
+    case empty_argmin_error:
+      return "attempt to get argmin of an empty sequence";
+    case empty_argmax_error:
+      return "attempt to get argmax of an empty sequence";
     case empty_quantile_error:
       return "";
     case digitize_bins_error:
@@ -186,6 +193,13 @@ KOKKOS_INLINE_FUNCTION void raise_error(int error) {
 #else
 #define KPC_UNLIKELY(x) (x)
 #endif
+
+// A check lower-numpy adds (value_check) in CUDA device code, which cannot reach the host's
+// message strings: flags `error` (one of the codes above) when not ok; the binding raises it.
+KOKKOS_INLINE_FUNCTION bool device_check(bool ok, int error) {
+  if (KPC_UNLIKELY(!ok)) raise_error(error);
+  return ok;
+}
 
 // a[i] under boundscheck=True: a negative index counts from the end; outside the axis the
 // kernel flags IndexError and reads element 0 instead, the binding raises once it returns.
