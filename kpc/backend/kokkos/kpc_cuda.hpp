@@ -362,14 +362,20 @@ inline cuda_array describe_cuda_array(py::handle object) {
 }
 
 // Copies a staged argument back into the caller's array after the call (written arrays only).
+// Made only by copy_back_to (never copied: a copy's destructor would copy back too, and a
+// temporary's did, before the kernel ran, for every staged argument).
 struct CopyBack {
   py::object original;  // the caller's array
   py::array staged;     // the managed buffer the kernel used (none: device_data)
-  bool cupy_target;     // original is a CUDA array: copy with cudaMemcpy, not NumPy
+  bool cupy_target = false;  // original is a CUDA array: copy with cudaMemcpy, not NumPy
   bool direct = false;  // original is a NumPy array laid out as staged: one cudaMemcpy
   py::object device_buffer;  // or the device buffer (device_buffer above) the kernel used,
   void* device_data = nullptr;  // copied back from here if written
   size_t device_bytes = 0;
+
+  CopyBack() = default;
+  CopyBack(const CopyBack&) = delete;
+  CopyBack& operator=(const CopyBack&) = delete;
 
   ~CopyBack() {
     try {
@@ -401,6 +407,14 @@ struct CopyBack {
     }
   }
 };
+
+inline std::shared_ptr<CopyBack> copy_back_to(py::handle original, py::array staged, bool cupy_target) {
+  auto copy = std::make_shared<CopyBack>();
+  copy->original = py::reinterpret_borrow<py::object>(original);
+  copy->staged = std::move(staged);
+  copy->cupy_target = cupy_target;
+  return copy;
+}
 
 template <class T, int N, class Layout>
 struct device_arg {
@@ -578,7 +592,7 @@ device_arg<T, N, Layout> from_cuda_array(py::handle object, const char* function
                      "is a non-contiguous CUDA array that this kernel writes from host code; pass "
                      "cupy.ascontiguousarray(...) and copy back");
     }
-    copy_back = std::make_shared<CopyBack>(CopyBack{py::reinterpret_borrow<py::object>(object), staged, true});
+    copy_back = copy_back_to(object, staged, true);
   }
   return {view_of_array<T, N, Layout>(staged), staged, copy_back};
 }
@@ -610,7 +624,7 @@ device_arg<T, N, Layout> from_array(py::handle object, const char* function, con
     // The buffer stays the call's (not given back, so not taken by another argument) until the
     // CopyBack goes; it is copied back only if written. The argument's owner, what the kernel
     // returns for it, is the caller's array (owner_of: staged_arguments).
-    auto copy_back = std::make_shared<CopyBack>(CopyBack{py::reinterpret_borrow<py::object>(object), py::array(), false});
+    auto copy_back = copy_back_to(object, py::array(), false);
     copy_back->device_buffer = buffer;
     copy_back->device_data = written ? pointer : nullptr;
     copy_back->device_bytes = bytes;
@@ -628,7 +642,7 @@ device_arg<T, N, Layout> from_array(py::handle object, const char* function, con
   prefetch(staged.data(), static_cast<size_t>(staged.nbytes()), current_device());
   std::shared_ptr<CopyBack> copy_back;
   if (written) {
-    copy_back = std::make_shared<CopyBack>(CopyBack{py::reinterpret_borrow<py::object>(object), staged, false});
+    copy_back = copy_back_to(object, staged, false);
     copy_back->direct = direct;
   }
   return {view_of_array<T, N, Layout>(staged), staged, copy_back};
