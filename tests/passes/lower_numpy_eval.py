@@ -237,8 +237,8 @@ def _expr(e, env):
         return {"-": lambda: -v, "+": lambda: +v, "not": lambda: not v, "~": lambda: ~v}[e.op]()
     if isinstance(e, n.Compare):
         return _CMP[e.op](_expr(e.left, env), _expr(e.right, env))
-    if isinstance(e, n.BoolOp):
-        values = [_expr(v, env) for v in e.values]
+    if isinstance(e, n.BoolOp):  # short-circuit, as Python and C++ do (`c >= w or out[r, c]`)
+        values = (_expr(v, env) for v in e.values)
         return all(values) if e.op == "and" else any(values)
     if isinstance(e, n.IfExp):
         return _expr(e.body, env) if _expr(e.test, env) else _expr(e.orelse, env)
