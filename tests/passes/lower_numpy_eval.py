@@ -269,7 +269,10 @@ def _expr(e, env):
             return run(env[_FUNCTIONS][e.func], *args, functions=env[_FUNCTIONS])
         if e.kind == "math":
             if any(isinstance(a, complex) for a in args):
-                return getattr(cmath, e.func.split(".")[-1])(*args)
+                name = e.func.split(".")[-1]
+                if name in ("conj", "conjugate"):
+                    return args[0].conjugate()
+                return getattr(cmath, name)(*args)
             return _MATH[e.func.split(".")[-1]](*args)
         if e.kind == "builtin":
             return {"abs": abs, "min": min, "max": max, "len": len, "int": int, "float": float, "round": round,
