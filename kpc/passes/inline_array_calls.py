@@ -267,8 +267,42 @@ class _Inliner:
                 and isinstance(result, n.TupleExpr) and len(result.elements) == len(stmt.target.elements)
                 and all(isinstance(t, n.Name) for t in stmt.target.elements)):
             return [n.Assign(target, value, stmt.loc) for target, value in zip(stmt.target.elements, result.elements)]
+        if (isinstance(stmt, n.Assign) and stmt.value is call and isinstance(stmt.target, n.Name)
+                and isinstance(result, n.TupleExpr)):
+            parts = self.split_tuple(stmt.target, result)
+            if parts is not None:
+                return parts
         _replace_node(stmt, call, result)
         return [stmt]
+
+    def split_tuple(self, target: n.Name, result: n.TupleExpr) -> list | None:
+        """``a = f(...)`` of a tuple holding arrays, read only as ``a[0]``, ``a[1]``, ...: one local
+        per element (``a0 = ...``; ``a[0]`` becomes ``a0``), since a Kokkos kernel has no tuple of
+        views to index. None when ``a`` is bound elsewhere or read otherwise."""
+        name, size = target.id, len(result.elements)
+        reads, items = 0, []
+        for node in n.walk(self.function.body):
+            if isinstance(node, n.Name) and node.id == name:
+                reads += 1
+            elif isinstance(node, n.Index) and isinstance(node.base, n.Name) and node.base.id == name:
+                k = node.indices[0].value if len(node.indices) == 1 and isinstance(node.indices[0], n.Const) else None
+                if not isinstance(k, int) or isinstance(k, bool) or not -size <= k < size:
+                    return None
+                items.append((node, k % size))
+            elif isinstance(node, (n.Assign, n.AugAssign)) and node.target is not target \
+                    and name in {x.id for x in n.walk(node.target) if isinstance(x, n.Name)}:
+                return None
+            elif isinstance(node, n.For) and node.var.id == name:
+                return None
+        if reads != len(items) + 1:
+            return None
+        names = [self.fresh(f"{name}{k}", "") for k in range(size)]
+        for local, value in zip(names, result.elements):
+            self.function.locals[local] = value.type
+        for node, k in items:
+            _replace_node(self.function, node, n.Name(names[k], result.elements[k].type, node.loc))
+        return [n.Assign(n.Name(local, value.type, target.loc), value, target.loc)
+                for local, value in zip(names, result.elements)]
 
 
 def _arguments(call: n.Call, callee: n.Function) -> list:
