@@ -1,8 +1,8 @@
 """Helpers that return an array from more than one place, called from other kernels.
 
-Exercises: a convex hull that returns `points.copy()` early for fewer than three points and
-its hull otherwise, fed to an area kernel (`polygon_area(convex_hull(points))`, as geometry code
-chains them); a helper with an early return in each branch of an `if`/`else` and one that
+Exercises: a lower convex hull that returns `points.copy()` early for fewer than three points
+and its chain otherwise, fed to a length kernel (`path_length(lower_chain(points))`, as geometry
+code chains them); a helper with an early return in each branch of an `if`/`else` and one that
 raises on a bad argument before returning. kpc inlines a helper that returns an array into
 its caller (a Kokkos kernel cannot return a view to another one); the returns become
 assignments of one result and the statements after an `if` that returns move into its other
@@ -13,46 +13,42 @@ from numba import njit
 
 
 @njit
-def cross(o, a, b):
+def turn(o, a, b):
     return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
 
 
 @njit
-def convex_hull(points):
+def lower_chain(points):
+    """The lower hull of the points, left to right (Andrew's first pass); fewer than three: a copy."""
     n = points.shape[0]
     if n < 3:
         return points.copy()
-    order = np.argsort(points[:, 0], kind="mergesort")
-    pts = points[order]
-    hull = np.empty((2 * n, 2))
-    k = 0
+    order = np.argsort(points[:, 0])
+    pts = np.empty((n, 2))
     for i in range(n):
-        while k >= 2 and cross(hull[k - 2], hull[k - 1], pts[i]) <= 0:
-            k -= 1
-        hull[k] = pts[i]
-        k += 1
-    lower = k + 1
-    for i in range(n - 2, -1, -1):
-        while k >= lower and cross(hull[k - 2], hull[k - 1], pts[i]) <= 0:
-            k -= 1
-        hull[k] = pts[i]
-        k += 1
-    return hull[:k - 1].copy()
+        pts[i, 0] = points[order[i], 0]
+        pts[i, 1] = points[order[i], 1]
+    chain = np.empty((n, 2))
+    m = 0
+    for i in range(n):
+        while m >= 2 and turn(chain[m - 2], chain[m - 1], pts[i]) <= 0.0:
+            m -= 1
+        chain[m] = pts[i]
+        m += 1
+    return chain[:m].copy()
 
 
 @njit
-def polygon_area(poly):
-    n = poly.shape[0]
-    a = 0.0
-    for i in range(n):
-        j = (i + 1) % n
-        a += poly[i, 0] * poly[j, 1] - poly[j, 0] * poly[i, 1]
-    return 0.5 * abs(a)
+def path_length(path):
+    total = 0.0
+    for i in range(path.shape[0] - 1):
+        total += np.sqrt((path[i + 1, 0] - path[i, 0]) ** 2 + (path[i + 1, 1] - path[i, 1]) ** 2)
+    return total
 
 
 @njit
-def hull_area(points):
-    return polygon_area(convex_hull(points))
+def lower_chain_length(points):
+    return path_length(lower_chain(points))
 
 
 @njit
@@ -87,7 +83,7 @@ def combined(x, limit, start):
 
 
 KPC_CASES = {
-    "hull_area": {
+    "lower_chain_length": {
         "args": {"points": ("n", 2)},
         "dtypes": ["float64"],
         "sizes": [{"n": 2}, {"n": 3}, {"n": 50}, {"n": 2000}],

@@ -2,9 +2,9 @@
 
 Exercises: peaks collected with `peaks.append(i)` and returned as `np.array(peaks, dtype=...)`
 (none found: an empty array); a depth-first flood fill whose stack is a list of `(r, c)`
-tuples (`r, c = stack.pop()`, `while len(stack) > 0`); a list created again in each row of
-a sparse product (Gustavson: `touched = []`, `touched.sort()`, `for col in touched`) next to
-lists that grow across rows (`len(c_idx)`); a list started from a literal whose appends
+tuples (`y, x = todo.pop()`, `while len(todo) > 0`, eight appends per cell); a list created again in each row of
+a sparse product (Gustavson: `cols = []`, `cols.sort()`, `for c in cols`) next to
+lists that grow across rows (`len(out_cols)`); a list started from a literal whose appends
 mix ints and floats (Numba unifies them: float64); `pop()` past the end
 (`IndexError: pop from empty list`, as in Numba); a list of tuples iterated with
 `for a, b in pairs`. Lists grow past their first buffer in the larger sizes.
@@ -24,50 +24,53 @@ def peaks_above(x, threshold):
 
 @njit
 def fill_region(img, seed_r, seed_c, new_value):
+    """8-connected fill from a seed; returns the filled image and how many cells changed."""
     out = img.copy()
-    h, w = out.shape
-    old = out[seed_r, seed_c]
-    if old == new_value:
-        return out
-    stack = [(seed_r, seed_c)]
-    while len(stack) > 0:
-        r, c = stack.pop()
-        if r < 0 or r >= h or c < 0 or c >= w or out[r, c] != old:
-            continue
-        out[r, c] = new_value
-        stack.append((r + 1, c))
-        stack.append((r - 1, c))
-        stack.append((r, c + 1))
-        stack.append((r, c - 1))
-    return out
+    rows, cols = out.shape
+    target = out[seed_r, seed_c]
+    changed = 0
+    if target == new_value:
+        return out, changed
+    todo = [(seed_r, seed_c)]
+    while len(todo) > 0:
+        y, x = todo.pop()
+        if 0 <= y < rows and 0 <= x < cols and out[y, x] == target:
+            out[y, x] = new_value
+            changed += 1
+            for dy in range(-1, 2):
+                for dx in range(-1, 2):
+                    if dy != 0 or dx != 0:
+                        todo.append((y + dy, x + dx))
+    return out, changed
 
 
 @njit
 def csr_square(per_row, idx, val, ncols):
+    """The sparse product of a CSR matrix with itself, one row at a time (Gustavson)."""
     n = idx.shape[0] // per_row
-    ptr = np.arange(0, (n + 1) * per_row, per_row)
-    acc = np.zeros(ncols)
-    mark = np.full(ncols, -1, dtype=np.int64)
-    c_ptr = np.zeros(n + 1, dtype=np.int64)
-    c_idx = []
-    c_val = []
-    for i in range(n):
-        touched = []
-        for ka in range(ptr[i], ptr[i + 1]):
-            j = idx[ka] % n
-            for kb in range(ptr[j], ptr[j + 1]):
-                col = idx[kb]
-                if mark[col] != i:
-                    mark[col] = i
-                    acc[col] = 0.0
-                    touched.append(col)
-                acc[col] += val[ka] * val[kb]
-        touched.sort()
-        for col in touched:
-            c_idx.append(col)
-            c_val.append(acc[col])
-        c_ptr[i + 1] = len(c_idx)
-    return c_ptr, np.array(c_idx), np.array(c_val)
+    row_start = np.arange(0, (n + 1) * per_row, per_row)
+    dense = np.zeros(ncols)
+    seen = np.zeros(ncols, dtype=np.bool_)
+    out_ptr = np.zeros(n + 1, dtype=np.int64)
+    out_cols = []
+    out_vals = []
+    for row in range(n):
+        cols = []
+        for p in range(row_start[row], row_start[row + 1]):
+            mid = idx[p] % n
+            for q in range(row_start[mid], row_start[mid + 1]):
+                if not seen[idx[q]]:
+                    seen[idx[q]] = True
+                    cols.append(idx[q])
+                dense[idx[q]] += val[p] * val[q]
+        cols.sort()
+        for c in cols:
+            out_cols.append(c)
+            out_vals.append(dense[c])
+            dense[c] = 0.0
+            seen[c] = False
+        out_ptr[row + 1] = len(out_cols)
+    return out_ptr, np.array(out_cols), np.array(out_vals)
 
 
 @njit
