@@ -9,9 +9,11 @@ through, so that typing unifies them and the buffer takes that dtype:
 - ``L = []`` / ``L = [e, ...]`` (numbers, or tuples of one length): a buffer of 8 (or more)
   elements, then the elements appended in order;
 - ``L.append(e)``: the buffer doubles when full (amortized O(1), as a list grows);
-- ``x = L.pop()``, ``a, b = L.pop()``, ``s += L.pop()``, ``L.pop()``: ``IndexError("pop from empty list")``
-  when empty, as in Numba;
-- ``len(L)``; ``for v in L`` (``for a, b in L``) when the loop body does not change ``L``;
+- ``x = L.pop()``, ``a, b = L.pop()``, ``s += L.pop()``, ``L.pop()``, and one ``L.pop()`` in an
+  assignment or return that does not otherwise mention ``L`` (popped just before it):
+  ``IndexError("pop from empty list")`` when empty, as in Numba;
+- ``len(L)``; ``while L:``, ``if L:``, ``not L``; ``for v in L`` (``for a, b in L``) when the
+  loop body does not change ``L``;
 - ``L.sort()`` and ``np.array(L[, dtype])`` / ``np.asarray(L)`` of a list of numbers.
 
 Any other use (indexing, passing or returning the list, a list in a ``prange`` loop, where
@@ -151,9 +153,11 @@ def _uses(name: str, module, parents: dict, numpy: str, range_kind) -> int | Non
                     if not all(isinstance(e, ast.Name) for e in target.elts):
                         return None
                     arities.add(len(target.elts))
+            elif _method(call, name, "pop") and not call.args and _pop_in_expression(call, name, parents):
+                continue
             else:
                 return None
-        elif _is_len(parent, name):
+        elif _is_len(parent, name) or _truth_test(node, parent):
             continue
         elif _is_array_of(parent, name, numpy):
             numbers_only = True
@@ -178,6 +182,34 @@ def _uses(name: str, module, parents: dict, numpy: str, range_kind) -> int | Non
     if arity and (numbers_only or "name" in arities):
         return None
     return arity
+
+
+def _pop_in_expression(call, name: str, parents: dict) -> bool:
+    """``s = s * 0.5 + L.pop()``: the only mention of ``L`` in an assignment, ``+=`` or return,
+    evaluated whenever the statement runs (not under ``and``/``or``/``x if c else y``); it is
+    popped into a local just before the statement."""
+    node = parents.get(call)
+    while node is not None and not isinstance(node, ast.stmt):
+        if isinstance(node, (ast.BoolOp, ast.IfExp)):
+            return False
+        node = parents.get(node)
+    if not isinstance(node, (ast.Assign, ast.AugAssign, ast.Return, ast.Expr)):
+        return False
+    mentions = [sub for sub in ast.walk(node) if isinstance(sub, ast.Name) and sub.id == name]
+    return len(mentions) == 1
+
+
+def _popped(stmt, name: str):
+    """The ``L.pop()`` call inside the simple statement ``stmt``, if any."""
+    if not isinstance(stmt, (ast.Assign, ast.AugAssign, ast.Return, ast.Expr)):
+        return None
+    return next((sub for sub in ast.walk(stmt) if _method(sub, name, "pop") and not sub.args), None)
+
+
+def _truth_test(node, parent) -> bool:
+    """``while L:``, ``if L:``, ``not L``: whether the list is empty, a bool."""
+    return isinstance(parent, (ast.While, ast.If)) and parent.test is node \
+        or isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not)
 
 
 def _only_len(stmt, name: str) -> bool:
@@ -208,6 +240,12 @@ class _ListRewrite:
         self.buffers = [name] if arity == 0 else [fresh_name(f"{name}_{j}") for j in range(positions)]
         self.items = [fresh_name(f"{name}_item" if arity == 0 else f"{name}_item{j}") for j in range(positions)]
         self.grown = [fresh_name(f"{b}_grown") for b in self.buffers]
+        self.fresh_name = fresh_name
+        self.popped = None
+
+    def new_popped(self) -> str:
+        self.popped = self.fresh_name(f"{self.name}_popped")
+        return self.popped
 
     # -- small builders (locations are fixed up from the statement rewritten)
     def load(self, name: str):
@@ -244,6 +282,12 @@ class _ListRewrite:
             return self.pop(stmt.targets[0], stmt)
         if isinstance(stmt, ast.AugAssign) and _method(stmt.value, name, "pop"):
             return self.pop(stmt.target, stmt, stmt.op)
+        popped = _popped(stmt, name)
+        if popped is not None:
+            local = self.popped or self.new_popped()
+            out = self.pop(self.store(local), stmt)
+            stmt = _Substitute(popped, self.load(local)).visit(stmt)
+            return out + [_ExpressionRewrite(self).visit(stmt)]
         if isinstance(stmt, ast.Expr) and _method(stmt.value, name, "sort"):
             call = ast.Call(ast.Attribute(self.filled(name), "sort", ast.Load()), [], [])
             return [ast.Expr(call)]
@@ -308,8 +352,20 @@ class _ListRewrite:
             ast.For(stmt.target, ast.copy_location(iterable, stmt.iter), body, [], None), stmt))
 
 
+class _Substitute(ast.NodeTransformer):
+    """``node`` (by identity) replaced with ``by``."""
+
+    def __init__(self, node, by):
+        self.node, self.by = node, by
+
+    def visit(self, node):
+        if node is self.node:
+            return ast.copy_location(self.by, node)
+        return super().visit(node)
+
+
 class _ExpressionRewrite(ast.NodeTransformer):
-    """``len(L)`` -> ``L_len``; ``np.array(L[, dtype])`` -> ``L[:L_len].astype(dtype)`` (or ``.copy()``)."""
+    """``len(L)`` -> ``L_len``; ``L`` tested for truth -> ``L_len > 0``; ``np.array(L[, dtype])`` -> ``L[:L_len].astype(dtype)`` (or ``.copy()``)."""
 
     def __init__(self, rewrite: _ListRewrite):
         self.rewrite = rewrite
@@ -325,6 +381,13 @@ class _ExpressionRewrite(ast.NodeTransformer):
                 call = ast.Call(ast.Attribute(r.filled(r.name), "copy", ast.Load()), [], [])
             return ast.fix_missing_locations(ast.copy_location(call, node))
         self.generic_visit(node)
+        return node
+
+    def visit_Name(self, node):
+        r = self.rewrite
+        if node.id == r.name and isinstance(node.ctx, ast.Load):  # only truth tests are left
+            test = ast.Compare(r.load(r.length), [ast.Gt()], [ast.Constant(0)])
+            return ast.fix_missing_locations(ast.copy_location(test, node))
         return node
 
     def visit_For(self, node):

@@ -6,7 +6,7 @@ tuples (`y, x = todo.pop()`, `while len(todo) > 0`, eight appends per cell); a l
 a sparse product (Gustavson: `cols = []`, `cols.sort()`, `for c in cols`) next to
 lists that grow across rows (`len(out_cols)`); a list started from a literal whose appends
 mix ints and floats (Numba unifies them: float64); `pop()` past the end
-(`IndexError: pop from empty list`, as in Numba); a list of tuples iterated with
+(`IndexError: pop from empty list`, as in Numba); `while stack:` and `if not stack:`; a list of tuples iterated with
 `for a, b in pairs`. Lists grow past their first buffer in the larger sizes.
 """
 import numpy as np
@@ -100,6 +100,20 @@ def pop_all(x, extra):
 
 
 @njit
+def drain(x):
+    stack = []
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            stack.append(x[i])
+    if not stack:
+        return -1.0
+    s = 0.0
+    while stack:
+        s = s * 0.5 + stack.pop()
+    return s
+
+
+@njit
 def pair_sums(a, b):
     pairs = []
     for i in range(a.shape[0]):
@@ -144,6 +158,12 @@ KPC_CASES = {
         "args": {"x": ("n",), "extra": {"kind": "scalar", "value": "e"}},
         "dtypes": ["float64"],
         "sizes": [{"n": 0, "e": 0}, {"n": 3, "e": 1}, {"n": 30, "e": 0}, {"n": 0, "e": 1}],
+        "rtol": 1e-12,
+    },
+    "drain": {
+        "args": {"x": ("n",)},
+        "dtypes": ["float64"],
+        "sizes": [{"n": 0}, {"n": 1}, {"n": 60}],
         "rtol": 1e-12,
     },
     "pair_sums": {

@@ -24,6 +24,7 @@ CASES = [
     ("class", kernel("class Point:\n    pass\nreturn n"), "class Point"),
     ("list", kernel("xs = [1, 2, n]\nreturn xs[n]"), "[1, 2, n]"),
     ("list", kernel("xs = []\nfor i in prange(n):\n    xs.append(i)\nreturn len(xs)"), "[]"),
+    ("list", kernel("xs = [n]\nreturn n > 0 and xs.pop() > 0"), "[n]"),
     ("dict", kernel("d = {1: n}\nreturn n"), "{1: n}"),
     ("set", kernel("s = {1, n}\nreturn n"), "{1, n}"),
     ("string", kernel('s = "text"\nreturn n'), '"text"'),
