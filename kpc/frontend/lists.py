@@ -343,13 +343,16 @@ class _ListRewrite:
         return out
 
     def loop(self, stmt) -> ast.For:
-        if self.arity == 0:
-            iterable = self.filled(self.name)
-        else:
-            iterable = ast.Call(ast.Name("zip", ast.Load()), [self.filled(b) for b in self.buffers], [])
-        body = self.block(stmt.body)
+        """``for v in L`` as ``for L_index in range(L_len): v = L[L_index]`` (the body does not
+        change ``L``, so its length is read once, as the list's iterator would see it)."""
+        index = self.fresh_name(f"{self.name}_index")
+        values = [ast.Subscript(self.load(b), self.load(index), ast.Load()) for b in self.buffers]
+        value = values[0] if self.arity == 0 else ast.Tuple(values, ast.Load())
+        bind = ast.copy_location(ast.Assign([stmt.target], value), stmt.target)
+        iterable = ast.Call(ast.Name("range", ast.Load()), [self.load(self.length)], [])
+        body = [bind] + self.block(stmt.body)
         return ast.fix_missing_locations(ast.copy_location(
-            ast.For(stmt.target, ast.copy_location(iterable, stmt.iter), body, [], None), stmt))
+            ast.For(self.store(index), ast.copy_location(iterable, stmt.iter), body, [], None), stmt))
 
 
 class _Substitute(ast.NodeTransformer):
