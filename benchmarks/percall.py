@@ -1,18 +1,22 @@
 """Per-call cost of a drop-in function against Numba's dispatcher, in one process.
 
-    .venv/bin/python benchmarks/percall.py [--repeats 9] [--calls 20000] [--gufunc]
+    .venv/bin/python benchmarks/percall.py [--repeats 9] [--calls 20000] [--gufunc | --ufunc]
 
 A 3-argument loop-free kernel (``y[0] = a * x[0] + y[0]``) is built with kpc (lazy, compiled
 on the first call) and called beside the same Numba function, interleaved, after warm-up;
 prints best and median microseconds per call of each and their difference. ``--gufunc``: the
 same for the ``@guvectorize`` gufuncs of tests/corpus/gufunc_guvectorize.py (``scaled`` with a
 Python float, ``matvec`` with a vector per matrix) at small loop lengths, against Numba's own
-``target='parallel'`` gufuncs, outputs allocated by each call.
+``target='parallel'`` gufuncs, outputs allocated by each call. ``--ufunc``: the same for the
+``@vectorize`` ufuncs of tests/corpus/ufunc_vectorize.py (``smooth_step``, ``target='cpu'``, of a
+matrix and two Python floats; ``rel_diff``, ``target='parallel'``, of two vectors; ``reduce`` and
+``accumulate`` of ``rel_diff_cpu`` along axis 0).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import os
 import statistics
@@ -37,32 +41,58 @@ def _load(path, name):
     return module
 
 
-def _gufunc_rows(repeats: int, calls: int) -> None:
+def _corpus_rows(corpus: str, rows: list, repeats: int, calls: int) -> None:
+    """Time each ``(name, shape, make)`` of ``rows`` (``make(shape)``: the arguments) in the corpus
+    file ``corpus`` built with kpc against the file's own Numba object, interleaved."""
     import numpy as np
 
     from kpc.build_file import build
 
-    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "corpus",
-                          "gufunc_guvectorize.py")
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "corpus", corpus)
     report = build(source, target="kokkos", out=tempfile.mkdtemp(prefix="kpc-percall-"))
-    kpc_module, numba_module = _load(report.output, "percall_gufunc_kpc"), _load(source, "percall_gufunc_numba")
-    rng = np.random.default_rng(0)
-    rows = [("scaled", (b, 100), lambda b: (rng.random((b, 100)), 1.5)) for b in (1, 10, 100, 1000)]
-    rows += [("matvec", (b, 16, 16), lambda b: (rng.random((b, 16, 16)), rng.random((b, 16)))) for b in (3, 39, 390)]
+    stem = os.path.splitext(corpus)[0]
+    kpc_module, numba_module = _load(report.output, f"percall_{stem}_kpc"), _load(source, f"percall_{stem}_numba")
     for name, shape, make in rows:
-        args = make(shape[0])
-        functions = {"kpc": getattr(kpc_module, name), "numba": getattr(numba_module, name)}
+        args = make(shape)
+        functions = {who: functools.reduce(getattr, name.split("."), module)  # "f.reduce": a method
+                     for who, module in (("kpc", kpc_module), ("numba", numba_module))}
         np.testing.assert_allclose(functions["kpc"](*args), functions["numba"](*args), rtol=1e-13)
-        best = {}
+        samples = {"kpc": [], "numba": []}
         for _ in range(repeats):
             for who, function in functions.items():
-                seconds = timeit.timeit(lambda: function(*args), number=calls) / calls * 1e6
-                best[who] = min(best.get(who, seconds), seconds)
+                samples[who].append(timeit.timeit(lambda: function(*args), number=calls) / calls * 1e6)
+        best = {who: min(values) for who, values in samples.items()}
+        median = {who: statistics.median(values) for who, values in samples.items()}
         elements = 1
         for extent in shape:
             elements *= extent
-        print(f"{name:7} b={shape[0]:<5} ({elements:>7} elements)  kpc best {best['kpc']:8.2f} us  "
-              f"numba best {best['numba']:8.2f} us  kpc speed-up {best['numba'] / best['kpc']:.2f}x")
+        print(f"{name:11} {'x'.join(map(str, shape)):>9} ({elements:>7} elements)  kpc best {best['kpc']:8.2f} us "
+              f"median {median['kpc']:8.2f} us  numba best {best['numba']:8.2f} us median {median['numba']:8.2f} us  "
+              f"kpc speed-up {best['numba'] / best['kpc']:.2f}x (median {median['numba'] / median['kpc']:.2f}x)")
+
+
+def _gufunc_rows(repeats: int, calls: int) -> None:
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    rows = [("scaled", (b, 100), lambda shape: (rng.random(shape), 1.5)) for b in (1, 10, 100, 1000)]
+    rows += [("matvec", (b, 16, 16), lambda shape: (rng.random(shape), rng.random(shape[:2])))
+             for b in (3, 39, 390)]
+    _corpus_rows("gufunc_guvectorize.py", rows, repeats, calls)
+
+
+def _ufunc_rows(repeats: int, calls: int) -> None:
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    rows = [("smooth_step", (side, side), lambda shape: (rng.uniform(-1, 1, shape), -0.5, 0.5))
+            for side in (10, 32, 100, 316)]
+    rows += [("rel_diff", (n,), lambda shape: (rng.uniform(1, 2, shape), rng.uniform(1, 2, shape)))
+             for n in (100, 1000, 10000)]
+    # reduce and accumulate of the target='cpu' ufunc (Numba's target='parallel' folds race)
+    rows += [(f"rel_diff_cpu.{method}", shape, lambda shape: (rng.uniform(1, 2, shape), 0))
+             for method in ("reduce", "accumulate") for shape in ((100,), (10**5,), (316, 316))]
+    _corpus_rows("ufunc_vectorize.py", rows, repeats, calls)
 
 
 def main(argv=None) -> int:
@@ -70,9 +100,10 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--calls", type=int, default=20000)
     parser.add_argument("--gufunc", action="store_true", help="the corpus gufuncs at small loop lengths")
+    parser.add_argument("--ufunc", action="store_true", help="the corpus ufuncs at small sizes")
     args = parser.parse_args(argv)
-    if args.gufunc:
-        _gufunc_rows(args.repeats, args.calls)
+    if args.gufunc or args.ufunc:
+        (_gufunc_rows if args.gufunc else _ufunc_rows)(args.repeats, args.calls)
         return 0
 
     import numpy as np

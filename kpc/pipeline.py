@@ -234,10 +234,10 @@ def ufunc_requests(name: str, ufunc: dict, calls: list) -> list:
     """``(kernel, argument types)`` that a ``@vectorize`` function ``name`` runs for calls of
     argument types ``calls`` (as ``kpc.runtime.ufunc.UFunc`` casts them to their loop; scalars
     taken as NumPy scalars), and, for its eager signatures, the loops over 1-D contiguous arrays
-    and the reduce kernels of the loops of one dtype."""
+    and the reduce and accumulate kernels of the loops of one dtype."""
     import numpy as np
 
-    from kpc.frontend.ufuncs import into_name, new_name, reduce_name
+    from kpc.frontend.ufuncs import accumulate_name, into_name, new_name, reduce_name
     from kpc.runtime.ufunc import LoopTable
 
     loops = LoopTable(ufunc["loops"], exact_first=ufunc["target"] == "parallel")
@@ -245,6 +245,9 @@ def ufunc_requests(name: str, ufunc: dict, calls: list) -> list:
                 for ins, out in loops.loops]
     # ufunc.reduce of a loop whose inputs and output have one dtype: (outer, n, inner) -> (outer, inner)
     requests += [(reduce_name(name), (("array", out.name, 3, "C"), ("array", out.name, 2, "C")))
+                 for ins, out in loops.loops if len(ins) == 2 and ins[0] == ins[1] == out]
+    # ufunc.accumulate of such a loop: (outer, n, inner) -> (outer, n, inner)
+    requests += [(accumulate_name(name), (("array", out.name, 3, "C"),) * 2)
                  for ins, out in loops.loops if len(ins) == 2 and ins[0] == ins[1] == out]
     for types in calls:
         arrays = [t for t in types if t[0] == "array"]
@@ -694,7 +697,7 @@ def emit_dropin_module(path, source, generic, plan: KokkosPlan, specialized: lis
     from the Numba module."""
     from kpc.backend.kokkos.dropin import DropinFunction, emit_dropin, python_signature
 
-    from kpc.frontend.ufuncs import into_name, new_name, reduce_name
+    from kpc.frontend.ufuncs import accumulate_name, into_name, new_name, reduce_name
 
     functions = []
     for name in plan.translated:
@@ -706,7 +709,8 @@ def emit_dropin_module(path, source, generic, plan: KokkosPlan, specialized: lis
             if into_name(name) not in plan.translated or new_name(name) not in plan.translated:
                 continue  # the source's Numba ufunc
             ufunc = dict(ufunc, into=into_name(name), new=new_name(name),
-                         reduce=reduce_name(name) if reduce_name(name) in plan.translated else None)
+                         reduce=reduce_name(name) if reduce_name(name) in plan.translated else None,
+                         accumulate=accumulate_name(name) if accumulate_name(name) in plan.translated else None)
         hidden = bool(function.options.get("ufunc_of") or function.options.get("stencil_of")
                       or function.options.get("gufunc_of"))
         gufunc = function.options.get("guvectorize")

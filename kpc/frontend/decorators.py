@@ -133,6 +133,7 @@ class DecoratorReader:
             return spec
         if kind == "guvectorize":
             self._read_gufunc(decorator, spec, name)
+            spec.options["error_model"] = "numpy"  # as for @vectorize, below
             return spec
         if isinstance(decorator, ast.Call):
             self._read_call(decorator, spec, name)
@@ -145,6 +146,9 @@ class DecoratorReader:
                              "object mode")
         if kind == "vectorize":
             self._check_ufunc(decorator, spec, name)
+            # Numba compiles a ufunc's (and a gufunc's) function with error_model='numpy' whatever
+            # the decorator says: a zero divisor gives inf, nan or 0, also where a kernel calls it
+            spec.options["error_model"] = "numpy"
         return spec
 
     def _read_stencil(self, decorator, spec: JitSpec, name: str) -> None:

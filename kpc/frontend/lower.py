@@ -861,8 +861,17 @@ class FunctionLowering:
             if len(node.args) != 1:
                 raise self.fail(node, f"{_canonical(qualified)}() takes exactly one argument in a kernel", "call")
             return n.Cast(scalar(table[attr]), self.expr(node.args[0]), loc=loc)
+        if module in ("numpy.random", "random") and attr == "shuffle":
+            # In place, drawing with np.random.randint as Numba's shuffle does (random.shuffle
+            # draws from Python's generator in Numba, from the same streams in kpc).
+            self.no_keywords(node, f"{_canonical(qualified)}")
+            if len(node.args) != 1:
+                raise self.fail(node, f"{_canonical(qualified)}() takes one array", "call")
+            return n.Call("np.random.shuffle", [self.expr(node.args[0])], "numpy", loc=loc)
         if module == "numpy.random":
             return self.random_call(node, attr)
+        if module == "random" and attr in lib.PYTHON_RANDOM:
+            return self.python_random_call(node, attr)
         if module == "cmath" and attr in ("phase", "isnan", "isinf", "isfinite") and len(node.args) == 1:
             # of the parts: atan2(imag, real); NaN or infinite in either part; both finite
             self.no_keywords(node, f"cmath.{attr}")
@@ -942,6 +951,19 @@ class FunctionLowering:
                     raise self.fail(node, f"np.random.{attr}() is missing the argument {param!r}", "call")
                 bound[param] = n.Const(defaults[param], loc=loc)
         return n.Call(f"np.random.{attr}", [bound[p] for p in params[:last + 1]], "random", loc=loc)
+
+    def python_random_call(self, node: ast.Call, attr: str) -> n.Call:
+        """``random.<f>(...)`` of Python's ``random`` module as the ``np.random`` draw of the same
+        distribution (``lib.PYTHON_RANDOM``): ``random.randint(a, b)`` includes ``b``."""
+        self.no_keywords(node, f"random.{attr}")
+        func, count = lib.PYTHON_RANDOM[attr]
+        if len(node.args) != count:
+            raise self.fail(node, f"random.{attr}() takes {count} argument{'s' if count != 1 else ''} in a kernel",
+                            "call")
+        args = [self.expr(a) for a in node.args]
+        if attr == "randint":
+            args[1] = n.BinOp("+", args[1], n.Const(1, loc=self.loc(node)), loc=self.loc(node))
+        return n.Call(f"np.random.{func}", args, "random", loc=self.loc(node))
 
     def bound_numpy_call(self, node: ast.Call, name: str) -> n.Call:
         """``np.<f>(...)`` of ``lib.NUMPY_BOUND``: one positional argument per NumPy parameter,

@@ -27,6 +27,7 @@ from .gufuncs import LOOP as GUFUNC_LOOP, LayoutError, loop_kernel, parse_layout
 from .lower import FunctionLowering
 from .scope import ModuleScope
 from .stencils import AT as STENCIL_AT, INTO as STENCIL_INTO, NEW as STENCIL_NEW
+from .stencils import PARFOR_AT, PARFOR_INTO, PARFOR_NEW
 from .stencils import SCOPE_NAMES as STENCIL_SCOPE_NAMES, StencilError, StencilSpec
 from .stencils import rename_calls as rename_stencil_calls
 from .ufuncs import array_kernels, kernel_options
@@ -60,7 +61,8 @@ def parse_module(source: str, path: str = "<string>", signatures=None, strict: b
         scope.aliases.update(STENCIL_SCOPE_NAMES)
         kernels |= {GUFUNC_LOOP.format(g) for g in gufuncs}
     if stencils:
-        kernels |= {name.format(s) for s in stencils for name in (STENCIL_AT, STENCIL_INTO, STENCIL_NEW)}
+        kernels |= {name.format(s) for s in stencils
+                    for name in (STENCIL_AT, STENCIL_INTO, STENCIL_NEW, PARFOR_AT, PARFOR_INTO, PARFOR_NEW)}
     for fdef in defs:
         try:
             spec = reader.read(fdef)
@@ -75,7 +77,7 @@ def parse_module(source: str, path: str = "<string>", signatures=None, strict: b
                     module.add(function)
                 continue
             if stencils:
-                rename_stencil_calls(fdef, stencils)
+                rename_stencil_calls(fdef, stencils, parfor=spec.options.get("parallel") is True)
             function = FunctionLowering(fdef, spec, scope, kernels, path, source).lower()
             if spec.spelling == "guvectorize":
                 overrides.pop(fdef.name, None)  # the loop kernel is typed per call (pipeline)
@@ -196,12 +198,15 @@ def _stencil_kernels(fdef, spec, scope, kernels: set, path: str, source: str) ->
         raise KpcError.at(Loc(path, node.lineno, node.col_offset), f"unsupported construct 'stencil' "
                           f"'{fdef.name}': {error}", "stencil", hint("stencil"), source) from None
     lowered = []
-    for kernel, parallel in zip(stencil.kernels(), (False, True, True)):
-        options = {"parallel": True} if parallel else {}
-        function = FunctionLowering(kernel, JitSpec("njit", options, loc=spec.loc), scope, kernels,
-                                    path, source).lower()
-        function.options["stencil_of"] = fdef.name
-        lowered.append(function)
+    for parfor in (False, True):
+        for kernel, parallel in zip(stencil.kernels(parfor), (False, True, True)):
+            options = {"parallel": True} if parallel else {}
+            if parfor:
+                options["error_model"] = "numpy"  # Numba's parfor of the stencil
+            function = FunctionLowering(kernel, JitSpec("njit", options, loc=spec.loc), scope, kernels,
+                                        path, source).lower()
+            function.options["stencil_of"] = fdef.name
+            lowered.append(function)
     lowered[1].options["stencil"] = {"name": fdef.name, "nin": len(stencil.params),
                                      "new": lowered[2].name, "into": lowered[1].name}
     return lowered

@@ -35,6 +35,10 @@ import ast
 from dataclasses import dataclass, field
 
 AT, INTO, NEW = "_kpc_stencil_at_{}", "_kpc_stencil_into_{}", "_kpc_stencil_{}"
+# The same three for a stencil called inside an ``@njit(parallel=True)`` kernel, where Numba makes the
+# call a parfor, compiled with error_model='numpy' (a zero divisor gives inf, nan or 0; called from
+# Python or from a kernel without parallel=True, it raises ZeroDivisionError)
+PARFOR_AT, PARFOR_INTO, PARFOR_NEW = "_kpc_parfor_stencil_at_{}", "_kpc_parfor_stencil_into_{}", "_kpc_parfor_stencil_{}"
 SCOPE_NAMES = {"_kpc_np": "numpy", "_kpc_prange": "numba.prange"}
 
 
@@ -100,13 +104,14 @@ class StencilSpec:
     def name(self) -> str:
         return self.fdef.name
 
-    def kernels(self) -> list:
+    def kernels(self, parfor: bool = False) -> list:
         """The ``def``s of ``at``, ``into`` and ``new`` (see the module docstring), located at the
-        decorator."""
+        decorator; ``parfor``: those named for calls inside ``parallel=True`` kernels (``PARFOR_AT``...)."""
+        at_name, into_name, new_name = (PARFOR_AT, PARFOR_INTO, PARFOR_NEW) if parfor else (AT, INTO, NEW)
         index = [f"_kpc_i{d}" for d in range(self.ndim)]
         args = ", ".join(self.params)
         at = _RelativeToAbsolute(set(self.relative), index).visit(_copy(self.fdef))
-        at.name, at.decorator_list = AT.format(self.name), []
+        at.name, at.decorator_list = at_name.format(self.name), []
         at.args.args = [ast.copy_location(ast.arg(i), self.fdef) for i in index] + list(at.args.posonlyargs) \
             + list(at.args.args)
         at.args.posonlyargs = []
@@ -115,15 +120,15 @@ class StencilSpec:
         for d, (lo, hi) in enumerate(self.neighborhood):
             loop = "_kpc_prange" if d == 0 else "range"
             loops += "    " * (d + 1) + f"for {index[d]} in {loop}({-min(0, lo)}, {first}.shape[{d}] - {max(0, hi)}):\n"
-        call = f"{AT.format(self.name)}({', '.join(index)}, {args})"
+        call = f"{at_name.format(self.name)}({', '.join(index)}, {args})"
         loops += "    " * (self.ndim + 1) + f"out[{', '.join(index)}] = {call}\n"
-        into = f"def {INTO.format(self.name)}({args}, out):\n"
+        into = f"def {into_name.format(self.name)}({args}, out):\n"
         if self.cval is not None:
             into += f"    out[:] = {self.cval!r}\n"
         into += loops
         origin = ", ".join("0" for _ in index)
-        new = (f"def {NEW.format(self.name)}({args}):\n"
-               f"    out = _kpc_np.empty({first}.shape, dtype={AT.format(self.name)}({origin}, {args}).dtype)\n")
+        new = (f"def {new_name.format(self.name)}({args}):\n"
+               f"    out = _kpc_np.empty({first}.shape, dtype={at_name.format(self.name)}({origin}, {args}).dtype)\n")
         cval = 0 if self.cval is None else self.cval
         every = [":"] * self.ndim
         for d, (lo, hi) in enumerate(self.neighborhood):
@@ -141,18 +146,20 @@ class StencilSpec:
         return defs
 
 
-def rename_calls(fdef, stencils: set) -> None:
+def rename_calls(fdef, stencils: set, parfor: bool = False) -> None:
     """Calls of ``@stencil`` functions in ``fdef`` call their kernels: ``k(a)`` -> ``_kpc_stencil_k(a)``,
-    ``k(a, out=b)`` -> ``_kpc_stencil_into_k(a, b)``."""
+    ``k(a, out=b)`` -> ``_kpc_stencil_into_k(a, b)``; ``parfor`` (``fdef`` is ``parallel=True``): the
+    ``PARFOR_`` ones."""
+    into_name, new_name = (PARFOR_INTO, PARFOR_NEW) if parfor else (INTO, NEW)
     for node in ast.walk(fdef):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in stencils:
             out = [k for k in node.keywords if k.arg == "out"]
             if out and len(node.keywords) == 1:
-                node.func = ast.copy_location(ast.Name(INTO.format(node.func.id), ast.Load()), node.func)
+                node.func = ast.copy_location(ast.Name(into_name.format(node.func.id), ast.Load()), node.func)
                 node.args = list(node.args) + [out[0].value]
                 node.keywords = []
             elif not node.keywords:
-                node.func = ast.copy_location(ast.Name(NEW.format(node.func.id), ast.Load()), node.func)
+                node.func = ast.copy_location(ast.Name(new_name.format(node.func.id), ast.Load()), node.func)
 
 
 class _RelativeToAbsolute(ast.NodeTransformer):

@@ -8,7 +8,10 @@ writes two kernels that call it over whole arrays: ``_kpc_ufunc_into_f(x, y, out
 in the loop's dtype) and ``_kpc_ufunc_f(x, y)`` (``return f(x, y)``, a new loop typed at the
 call, Numba's ``DUFunc``); a ufunc of two inputs also gets ``_kpc_ufunc_reduce_f(x, out)``
 (``ufunc.reduce``: ``x`` seen as ``(outer, n, inner)``, each ``out[i, k]`` folded from
-``x[i, 0, k]`` in order along ``n``, the ``(i, k)`` in parallel). ``parallel=True`` for ``target='parallel'``; ``target='cpu'``
+``x[i, 0, k]`` in order along ``n``, in ``out``'s dtype at each step, the ``(i, k)`` in parallel
+by blocks of consecutive ``k``) and
+``_kpc_ufunc_accumulate_f(x, out)`` (``ufunc.accumulate``: the same fold, each partial result
+``out[i, j, k]`` kept). ``parallel=True`` for ``target='parallel'``; ``target='cpu'``
 runs serially (``options["serial"]``). The runtime's ``kpc.runtime.ufunc.UFunc`` picks the
 loop and calls them.
 
@@ -18,13 +21,18 @@ loop and calls them.
 ['def _kpc_ufunc_into_f(x, y, out):\\n    out[:] = f(x, y)', 'def _kpc_ufunc_f(x, y):\\n    return f(x, y)']
 >>> print(ast.unparse(array_kernels(fdef)[2]))
 def _kpc_ufunc_reduce_f(x, out):
-    for _kpc_t in _kpc_prange(x.shape[0] * x.shape[2]):
-        _kpc_i = _kpc_t // x.shape[2]
-        _kpc_k = _kpc_t % x.shape[2]
-        _kpc_acc = x[_kpc_i, 0, _kpc_k]
+    _kpc_b = (x.shape[2] + 63) // 64
+    for _kpc_t in _kpc_prange(x.shape[0] * _kpc_b):
+        _kpc_i = _kpc_t // _kpc_b
+        _kpc_lo = _kpc_t % _kpc_b * 64
+        _kpc_hi = min(_kpc_lo + 64, x.shape[2])
+        for _kpc_k in range(_kpc_lo, _kpc_hi):
+            out[_kpc_i, _kpc_k] = x[_kpc_i, 0, _kpc_k]
         for _kpc_j in range(1, x.shape[1]):
-            _kpc_acc = f(_kpc_acc, x[_kpc_i, _kpc_j, _kpc_k])
-        out[_kpc_i, _kpc_k] = _kpc_acc
+            for _kpc_k in range(_kpc_lo, _kpc_hi):
+                out[_kpc_i, _kpc_k] = f(out[_kpc_i, _kpc_k], x[_kpc_i, _kpc_j, _kpc_k])
+>>> print(ast.unparse(array_kernels(fdef)[3]).splitlines()[-1].strip())  # the same fold, each result kept
+out[_kpc_i, _kpc_j, _kpc_k] = f(out[_kpc_i, _kpc_j - 1, _kpc_k], x[_kpc_i, _kpc_j, _kpc_k])
 """
 
 from __future__ import annotations
@@ -34,6 +42,24 @@ import ast
 INTO = "_kpc_ufunc_into_{}"
 NEW = "_kpc_ufunc_{}"
 REDUCE = "_kpc_ufunc_reduce_{}"
+ACCUMULATE = "_kpc_ufunc_accumulate_{}"
+# reduce and accumulate: x as (outer, n, inner), each (i, k) folded along n in order; the (i, k) in
+# parallel by blocks of FOLD_BLOCK consecutive k, a block folded row by row (contiguous reads of x, a
+# loop over k that vectorizes, as NumPy's loop runs along a row); every partial result goes through
+# ``out`` (of the loop's dtype), rounded there as NumPy's loop rounds it (a float32 loop whose
+# function computes in float64 keeps no float64 accumulator)
+FOLD_BLOCK = 64
+FOLD = ("def {name}(x, out):\n"
+        f"    _kpc_b = (x.shape[2] + {FOLD_BLOCK - 1}) // {FOLD_BLOCK}\n"
+        "    for _kpc_t in _kpc_prange(x.shape[0] * _kpc_b):\n"
+        "        _kpc_i = _kpc_t // _kpc_b\n"
+        f"        _kpc_lo = _kpc_t % _kpc_b * {FOLD_BLOCK}\n"
+        f"        _kpc_hi = min(_kpc_lo + {FOLD_BLOCK}, x.shape[2])\n"
+        "        for _kpc_k in range(_kpc_lo, _kpc_hi):\n"
+        "            {first} = x[_kpc_i, 0, _kpc_k]\n"
+        "        for _kpc_j in range(1, x.shape[1]):\n"
+        "            for _kpc_k in range(_kpc_lo, _kpc_hi):\n"
+        "                {each} = {f}({previous}, x[_kpc_i, _kpc_j, _kpc_k])\n")
 
 
 def into_name(name: str) -> str:
@@ -51,6 +77,11 @@ def reduce_name(name: str) -> str:
     return REDUCE.format(name)
 
 
+def accumulate_name(name: str) -> str:
+    """The kernel of ``name``'s ``ufunc.accumulate`` over a ``(outer, n, inner)`` array."""
+    return ACCUMULATE.format(name)
+
+
 def array_kernels(fdef) -> list:
     """The ``def``s of the array kernels of the ``@vectorize`` function ``fdef``, located at
     its decorator (so that a diagnostic about them points at the ``@vectorize`` line)."""
@@ -62,14 +93,10 @@ def array_kernels(fdef) -> list:
     text = (f"def {into_name(fdef.name)}({args}, {out}):\n    {out}[:] = {fdef.name}({args})\n"
             f"def {new_name(fdef.name)}({args}):\n    return {fdef.name}({args})\n")
     if len(params) == 2:
-        text += (f"def {reduce_name(fdef.name)}(x, out):\n"
-                 "    for _kpc_t in _kpc_prange(x.shape[0] * x.shape[2]):\n"
-                 "        _kpc_i = _kpc_t // x.shape[2]\n"
-                 "        _kpc_k = _kpc_t % x.shape[2]\n"
-                 "        _kpc_acc = x[_kpc_i, 0, _kpc_k]\n"
-                 "        for _kpc_j in range(1, x.shape[1]):\n"
-                 f"            _kpc_acc = {fdef.name}(_kpc_acc, x[_kpc_i, _kpc_j, _kpc_k])\n"
-                 "        out[_kpc_i, _kpc_k] = _kpc_acc\n")
+        text += FOLD.format(name=reduce_name(fdef.name), f=fdef.name, first="out[_kpc_i, _kpc_k]",
+                            each="out[_kpc_i, _kpc_k]", previous="out[_kpc_i, _kpc_k]")
+        text += FOLD.format(name=accumulate_name(fdef.name), f=fdef.name, first="out[_kpc_i, 0, _kpc_k]",
+                            each="out[_kpc_i, _kpc_j, _kpc_k]", previous="out[_kpc_i, _kpc_j - 1, _kpc_k]")
     anchor = fdef.decorator_list[0] if fdef.decorator_list else fdef
     defs = ast.parse(text).body
     for d in defs:

@@ -86,8 +86,10 @@ NUMPY_OTHER = frozenset({
     "transpose", "cumsum", "cumprod", "clip", "linalg.norm", "ravel", "reshape", "sort",
     "argsort", "diff", "trace", "isclose", "allclose", "asarray", "ascontiguousarray", "array", "round",
     "around", "empty_like", "concatenate", "stack", "hstack", "vstack", "full_like",
-    "triu", "tril", "flip", "fliplr", "flipud",
-})
+    "triu", "tril", "flip", "fliplr", "flipud", "sinc",
+}) | frozenset({"hamming", "hanning", "bartlett", "blackman"})
+# Window functions: np.<f>(M), a float64 array of M points (none for M < 1), as Numba computes it.
+NUMPY_WINDOWS = frozenset({"hamming", "hanning", "bartlett", "blackman"})
 # Order statistics: sorts and the functions of sorted copies (``ORDER_ROUTINES``).
 NUMPY_ORDER = frozenset({"percentile", "quantile", "corrcoef"})
 # NumPy functions the frontend binds to their parameters in order, every default filled in:
@@ -144,8 +146,14 @@ ORDER_ROUTINES = {"sort_rows": 1, "argsort": 1, "searchsorted_values": 1, "digit
 ORDER_READERS = frozenset({"median_sorted", "quantile_sorted", "searchsorted", "digitize", "interp", "unique_count"})
 # ``value_check(ok, k)``: a run-time check lower-numpy adds where NumPy raises ValueError
 # VALUE_ERRORS[k] (``ok`` false); the Kokkos backend raises it once the kernel returns.
+# The last four are the reductions of an empty array (EMPTY_REDUCTION_ERRORS), by reduction.
 VALUE_ERRORS = ("'a' cannot be empty", "'v' cannot be empty", "slice step cannot be zero",
-                "cannot unpack an array whose length is not the number of names")
+                "cannot unpack an array whose length is not the number of names",
+                "zero-size array to reduction operation minimum which has no identity",
+                "zero-size array to reduction operation maximum which has no identity",
+                "attempt to get argmin of an empty sequence", "attempt to get argmax of an empty sequence")
+EMPTY_REDUCTION_ERRORS = {"min": VALUE_ERRORS[4], "max": VALUE_ERRORS[5], "argmin": VALUE_ERRORS[6],
+                          "argmax": VALUE_ERRORS[7]}
 NUMPY_FUNCS = frozenset(NUMPY_UFUNCS) | NUMPY_REDUCTIONS | NUMPY_ALLOCATIONS | NUMPY_LIKE | NUMPY_OTHER \
     | frozenset(NUMPY_BOUND) | NUMPY_ORDER
 
@@ -157,6 +165,11 @@ NUMPY_RANDOM = {
     "uniform": ("low", "high", "size"), "normal": ("loc", "scale", "size"),
     "standard_normal": ("size",), "randn": None, "randint": ("low", "high", "size"),
 }
+# random.<f>(...) of Python's random module -> (the np.random function of the same distribution,
+# how many arguments Numba takes): kpc draws both from one set of Kokkos streams (Numba keeps two
+# generators; kpc's streams differ from Numba's in any case).
+PYTHON_RANDOM = {"random": ("random", 0), "uniform": ("uniform", 2), "gauss": ("normal", 2),
+                 "normalvariate": ("normal", 2), "randint": ("randint", 2), "seed": ("seed", 1)}
 
 # Array methods a.<m>(...), spelled ".m" in Call.func with the array as first argument.
 ARRAY_METHODS = frozenset({

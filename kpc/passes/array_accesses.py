@@ -29,10 +29,11 @@ from kpc.ir.queries import same_expr, statements
 from kpc.ir.types import UNKNOWN, ArrayType
 
 UPDATE_FAMILIES = {"+": "sum", "-": "sum", "*": "prod", "|": "or", "&": "and", "^": "xor"}
-MUTATING_METHODS = {".fill", ".sort", ".resize", ".put", ".itemset", ".partition"}
+MUTATING_METHODS = {".fill", ".sort", ".resize", ".put", ".itemset", ".partition", "np.random.shuffle"}
 # Calls whose array result is new memory, not a view of an argument.
 FRESH_ARRAYS = {"np.empty", "np.zeros", "np.ones", "np.full", "np.empty_like", "np.zeros_like",
-                "np.ones_like", "np.full_like", "np.copy", ".copy", "np.arange", "np.linspace"}
+                "np.ones_like", "np.full_like", "np.copy", ".copy", "np.arange", "np.linspace", "np.sinc",
+                "np.hamming", "np.hanning", "np.bartlett", "np.blackman"}
 ANY_ARRAY = "*"  # the root of a name that may be a view of any array of the function
 
 

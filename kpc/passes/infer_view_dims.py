@@ -84,7 +84,7 @@ _BITWISE = {"&", "|", "^", "<<", ">>"}
 # Calls whose result has the rank of their first argument.
 _SAME_RANK = {"np.empty_like", "np.zeros_like", "np.ones_like", "np.full_like", "np.copy", ".copy",
               "np.ascontiguousarray", "np.asarray", ".astype", "np.triu", "np.tril", "np.flip",
-              "np.fliplr", "np.flipud"}
+              "np.fliplr", "np.flipud", "np.sinc"}
 _MATRIX_NUMPY = {"dot", "vdot", "matmul", "outer"}
 _PRODUCTS = {"np.dot", "np.matmul", ".dot"}
 _SHAPE_FIRST_NUMPY = {"empty", "zeros", "ones", "full", "eye", "identity", "arange"}
@@ -620,7 +620,8 @@ class _FunctionUses:
             return 2
         if func == "np.linalg.solve" and len(args) == 2:
             return self.known_rank(args[1])
-        if func in ("np.arange", "np.linspace", "np.append", "np.unique"):
+        if func in ("np.arange", "np.linspace", "np.append", "np.unique", "np.hamming", "np.hanning",
+                    "np.bartlett", "np.blackman"):
             return 1
         if func == "np.kron" and len(args) == 2:
             return _max_rank([self.known_rank(a) for a in args])

@@ -142,7 +142,8 @@ class LowerNumpy(Pass):
     After::
 
         func @f(x: f64[:] C, out: f64[:] C) -> none   role=entry
-          max0: f64 = x[0]
+          value_check(x.shape[0] > 0, 5)
+          max0: f64 = -inf
           nan0: f64 = 0.0
           for i0: i64 in range(0, x.shape[0]):
             nan0 += x[i0] if x[i0] != x[i0] else 0.0

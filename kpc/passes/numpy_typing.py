@@ -145,6 +145,30 @@ def _linspace(node, args, kwargs):
     return ArrayType(FLOAT64, 1, "C")
 
 
+def _window(node, args, kwargs):
+    """``np.hamming(M)`` and the other windows: float64 points, M an integer (Numba's TypingError else)."""
+    if len(args) != 1 or not (isinstance(args[0], ScalarType) and args[0].is_int):
+        raise TypingFailure(f"{node.func}(): M must be an integer")
+    return ArrayType(FLOAT64, 1, "C")
+
+
+def _sinc(node, args, kwargs):
+    """``np.sinc(x)``: float64 of a number; of an array, an array of its dtype (Numba fills
+    ``np.zeros_like(x)``)."""
+    x = args[0] if len(args) == 1 else None
+    dtype = x.dtype if isinstance(x, ArrayType) else x
+    if not isinstance(dtype, ScalarType) or dtype.is_complex or dtype.is_bool:
+        raise TypingFailure(f"np.sinc() of {x} is not supported (real numbers and arrays)")
+    return ArrayType(dtype, x.ndim, "C") if isinstance(x, ArrayType) else FLOAT64
+
+
+def _shuffle(node, args, kwargs):
+    """``np.random.shuffle(x)`` shuffles ``x`` in place, returns None (kpc: a 1-D ``x``)."""
+    if len(args) != 1 or not isinstance(args[0], ArrayType) or args[0].ndim != 1:
+        raise TypingFailure(f"np.random.shuffle() of {args[0] if args else 'nothing'} (kpc shuffles a 1-D array)")
+    return NONE
+
+
 def _eye(node, args, kwargs):
     dtype = rules.dtype_arg(kwargs["dtype"]) if "dtype" in kwargs else FLOAT64
     return ArrayType(dtype, 2, "C")
@@ -650,7 +674,8 @@ def _interp(node, args, kwargs):
 _OTHER = {
     (False, "array"): _literal_array, (False, "asarray"): _literal_array,
     (None, "arange"): _arange, (None, "linspace"): _linspace, (None, "eye"): _eye,
-    (None, "identity"): _eye, (None, "dot"): _dot, (None, "matmul"): _dot, (None, "vdot"): _vdot,
+    (None, "identity"): _eye, (False, "sinc"): _sinc, (False, "random.shuffle"): _shuffle, (False, "hamming"): _window, (False, "hanning"): _window,
+    (False, "bartlett"): _window, (False, "blackman"): _window, (None, "dot"): _dot, (None, "matmul"): _dot, (None, "vdot"): _vdot,
     (None, "outer"): _outer, (None, "where"): _where, (None, "copy"): _same_c,
     (True, "asarray"): _same, (None, "ascontiguousarray"): _same_c, (None, "transpose"): _transpose,
     (None, "ravel"): _flat, (True, "flatten"): _flat, (None, "reshape"): _reshape,

@@ -8,9 +8,9 @@ cast to that loop's types and the result has its output type. Without signatures
 ``DUFunc``) a call whose types no loop so far takes adds a loop of exactly those types,
 its output type typed by kpc. Arrays broadcast; ``out=`` (an array or a 1-tuple) is written
 and returned, cast as NumPy casts (``same_kind``); scalars give a NumPy scalar. What kpc does
-not run itself (other keywords such as ``where=`` or ``dtype=``, ``accumulate``, ``outer``,
-``at``, the forms of ``reduce`` beyond one axis of an array of a loop's dtype, inputs NumPy
-cannot make arrays of) is the source module's Numba ufunc's.
+not run itself (other keywords such as ``where=`` or ``dtype=``, ndarray subclasses such as
+masked arrays, ``outer``, ``at``, the forms of ``reduce`` and ``accumulate`` beyond one axis of an
+array of a loop's dtype, inputs NumPy cannot make arrays of) is the source module's Numba ufunc's.
 A call with a CUDA array (CuPy, or anything with ``__cuda_array_interface__``, seen through
 CuPy) runs the same loops on the device arrays (a module built ``--space cuda`` runs them in
 place) and returns CuPy arrays; NumPy arrays beside them are copied to the device first
@@ -31,14 +31,16 @@ True
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from .dispatch import python_call
 from .source_object import NumbaBacked
 
 _PYTHON_DEFAULT = {bool: np.dtype(bool), int: np.dtype(np.int64), float: np.dtype(np.float64),
                    complex: np.dtype(np.complex128)}
 _PYTHON_SAMPLE = {bool: False, int: 0, float: 0.0, complex: 0j}
-_NDARRAY = np.ndarray
 _NUMBA = object()  # a call form kpc leaves to Numba's ufunc
 
 
@@ -130,34 +132,38 @@ class UFunc(NumbaBacked):
     kind = "ufunc"
 
     def __init__(self, runtime, name: str, scalar, into, new, nin: int, loops=None, target: str = "cpu",
-                 reduce=None, doc: str | None = None):
+                 reduce=None, accumulate=None, doc: str | None = None):
         super().__init__(runtime, name, doc)
         self.nin, self.nout, self.nargs = nin, 1, nin + 1
-        self._scalar, self._into, self._new, self._reduce = scalar, into, new, reduce
+        self._scalar, self._into, self._new = scalar, into, new
+        self._reduce, self._accumulate = reduce, accumulate
         self._dynamic = loops is None
         self._loops = LoopTable(loops or (), exact_first=target == "parallel")
-        # argument kinds -> the result dtype, for calls whose arguments need no conversion
+        # the key of a call's arguments (the runtime's: dtype, rank and flags of each array, the
+        # class of each number) -> (result dtype, positions of the arrays): calls whose arguments
+        # need no conversion, seen before; run without NumPy's machinery when their arrays have
+        # one shape (a broadcast goes the long way)
         self._plans: dict = {}
+        self._call = None  # the drop-in's _kpc_call once a plan is made (C++ once a module is loaded)
         into.fallback = lambda: self._numba_into
         new.fallback = lambda: self.numba
 
     def __call__(self, *args, out=None, **kwargs):
         if out is None and not kwargs:
-            # the common call: arrays of a loop's dtypes (or Python numbers) seen before, no out=
-            plan = self._plans.get(tuple([a.dtype if a.__class__ is _NDARRAY and a.ndim else a.__class__
-                                          for a in args]))
-            if plan is not None:
-                shape = None
-                for a in args:
-                    if a.__class__ is _NDARRAY:
-                        if shape is None:
-                            shape = a.shape
-                        elif a.shape != shape:
-                            shape = np.broadcast_shapes(*(a.shape for a in args if a.__class__ is _NDARRAY))
-                            break
-                result = np.empty(shape, plan)
-                self._into(*args, result)
-                return result
+            try:
+                plan = self._plans.get(self._runtime.key(*args))
+            except TypeError:  # an unhashable argument
+                plan = None
+            if plan is not None and args[plan[1]].__class__ is np.ndarray:
+                result, first, others = plan
+                shape = args[first].shape
+                for k in others:
+                    if args[k].__class__ is not np.ndarray or args[k].shape != shape:
+                        break
+                else:
+                    computed = np.empty(shape, result)
+                    self._call(self._into.table, self._into, *args, computed)
+                    return computed
         if kwargs or len(args) != self.nin:
             return self.numba(*args, out=out, **kwargs)
         xp = device_namespace(args + (out if isinstance(out, tuple) else (out,)))
@@ -167,8 +173,9 @@ class UFunc(NumbaBacked):
             if len(out) != 1:
                 return self.numba(*args, out=out)
             out = out[0]
-        if out is not None and type(out) is not np.ndarray:
-            return self.numba(*args, out=out)
+        if out is not None and type(out) is not np.ndarray \
+                or any(isinstance(a, np.ndarray) and type(a) is not np.ndarray for a in args):
+            return self.numba(*args, out=out)  # a subclass (masked array, matrix): NumPy's __array_ufunc__
         values = [a[()] if type(a) is np.ndarray and a.ndim == 0 else a for a in args]
         kinds = []
         for k, value in enumerate(values):
@@ -189,9 +196,24 @@ class UFunc(NumbaBacked):
         ins, result = loop
         cast = [v if not _needs_cast(v, d) else (d.type(v) if not isinstance(v, np.ndarray) else v.astype(d))
                 for v, d in zip(values, ins)]
-        if all(c is a for c, a in zip(cast, args)) and any(type(a) is np.ndarray for a in args):
-            self._plans[tuple(a.dtype if type(a) is np.ndarray else type(a) for a in args)] = result
-        return self._run(cast, result, out)
+        computed = self._run(cast, result, out)
+        if all(c is a for c, a in zip(cast, args)):
+            self._plan(args, result)
+        return computed
+
+    def _plan(self, args: tuple, result: np.dtype) -> None:
+        """Remember that a call with arguments like ``args`` (arrays of rank one or more, none
+        converted, and numbers) gives a ``result`` array: ``__call__`` runs the next such call on
+        the compiled loop straight away."""
+        arrays = [k for k, a in enumerate(args) if isinstance(a, np.ndarray)]
+        if not arrays or any(type(args[k]) is not np.ndarray or args[k].ndim == 0 for k in arrays):
+            return
+        try:
+            key = self._runtime.key(*args)
+        except TypeError:
+            return
+        self._call = (self._runtime.namespace or {}).get("_kpc_call", python_call)
+        self._plans[key] = (result, arrays[0], tuple(arrays[1:]))
 
     def _run(self, values: list, result: np.dtype, out):
         arrays = [v for v in values if isinstance(v, np.ndarray)]
@@ -224,28 +246,53 @@ class UFunc(NumbaBacked):
         order, the other positions in parallel (``target='parallel'``). Other forms (``dtype=``,
         ``out=``, ``keepdims=``, ``initial=``, several axes, an empty axis, other dtypes) are
         Numba's ufunc's ``reduce``."""
+        fold = self._fold(self._reduce, array, args, kwargs)
+        if fold is None:
+            return self.numba.reduce(array, *args, **kwargs)
+        xp, seen, shape, axis = fold
+        folded = xp.empty((seen.shape[0], seen.shape[2]), array.dtype)
+        if folded.size:
+            self._reduce(seen, folded)
+        result = folded.reshape(shape[:axis] + shape[axis + 1:])
+        return result[()] if result.ndim == 0 and xp is np else result
+
+    def accumulate(self, array, *args, **kwargs):
+        """``ufunc.accumulate(array, axis=0)`` on kpc's accumulate kernel, for the arrays ``reduce``
+        takes: each result along ``axis`` folded from the first element in order (NumPy's
+        definition, which Numba's ``target='cpu'`` ufunc gives; its ``target='parallel'`` ufunc
+        splits the recurrence over threads), the other positions in parallel. Other forms
+        (``dtype=``, ``out=``, an empty axis, other dtypes) are Numba's ufunc's ``accumulate``."""
+        fold = self._fold(self._accumulate, array, args, kwargs)
+        if fold is None:
+            return self.numba.accumulate(array, *args, **kwargs)
+        xp, seen, shape, _ = fold
+        partial = xp.empty(seen.shape, array.dtype)
+        if partial.size:
+            self._accumulate(seen, partial)
+        return partial.reshape(shape)
+
+    def _fold(self, kernel, array, args: tuple, kwargs: dict):
+        """``(namespace, array as C-contiguous (outer, n, inner), shape, axis)`` for a ``reduce`` or
+        ``accumulate`` of ``array`` along one axis (``args``/``kwargs``: the axis alone) that
+        ``kernel`` runs: a loop of the array's dtype for both inputs and the output, ``n`` > 0;
+        None for the forms left to Numba."""
         axis = args[0] if len(args) == 1 and not kwargs else kwargs.get("axis", 0) if set(kwargs) <= {"axis"} \
             and not args else _NUMBA
         xp = device_namespace((array,)) or np
-        if self._reduce is None or axis is _NUMBA or not isinstance(array, xp.ndarray) or array.ndim == 0:
-            return self.numba.reduce(array, *args, **kwargs)
+        if kernel is None or axis is _NUMBA or not isinstance(array, xp.ndarray) or array.ndim == 0:
+            return None
         if axis is None and array.ndim == 1:
             axis = 0
         if not isinstance(axis, int) or isinstance(axis, bool) or not -array.ndim <= axis < array.ndim:
-            return self.numba.reduce(array, *args, **kwargs)
+            return None
         axis %= array.ndim
         loop = self._loops.resolve((array.dtype, array.dtype))
         if loop is None or tuple(loop[0]) != (array.dtype, array.dtype) or loop[1] != array.dtype \
                 or array.shape[axis] == 0:
-            return self.numba.reduce(array, *args, **kwargs)
+            return None
         shape = array.shape
-        outer = int(np.prod(shape[:axis], dtype=np.int64))
-        inner = int(np.prod(shape[axis + 1:], dtype=np.int64))
-        folded = xp.empty((outer, inner), array.dtype)
-        if folded.size:
-            self._reduce(xp.ascontiguousarray(array).reshape(outer, shape[axis], inner), folded)
-        result = folded.reshape(shape[:axis] + shape[axis + 1:])
-        return result[()] if result.ndim == 0 and xp is np else result
+        outer, inner = math.prod(shape[:axis]), math.prod(shape[axis + 1:])  # np.prod: microseconds
+        return xp, xp.ascontiguousarray(array).reshape(outer, shape[axis], inner), shape, axis
 
     def _device_call(self, xp, args: tuple, out):
         """A call with CUDA arrays: the loop picked as for NumPy arrays, run on CuPy arrays."""

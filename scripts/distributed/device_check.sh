@@ -7,6 +7,8 @@
 #   cpu  builds a CPU Kokkos (OpenMP + Serial, scripts/cuda/host_kokkos.sh), then
 #        - heat example, weak scaling: 1 rank x 4 threads against 4 ranks x 4 threads (the bar:
 #          >= 3.5x the throughput), at a cache-sized and a memory-sized block per rank;
+#        - the same 4 x 4 as independent processes (no MPI, no halo) and a compute-bound loop
+#          (scripts/distributed/host_ceiling.py): what the host itself gives 4 processes at once;
 #        - 4 ranks with no thread setting: the threads kpc gives each rank (threads x ranks <= cores);
 #        - heat example, 4 ranks against one process: the field bit for bit (--check);
 #        - Dask block example: LocalCluster 1 worker x 4 threads against 4 workers x 4 threads
@@ -113,6 +115,17 @@ ranks() {
     env "${environment[@]}" timeout 500 "$mpiexec" -n "$n" "$py" "$heat" "$@"
     return
   fi
+  processes "$n" "${environment[@]}" -- "$@"
+}
+
+# processes N [env...] -- heat args: N independent processes of the heat example (--no-mpi), given
+# the launcher's variables by hand, so that kpc sizes and confines each as a rank; no halo is
+# exchanged. With MPI present this is the host's ceiling for the weak-scaling runs.
+processes() {
+  local n=$1; shift
+  local environment=()
+  while [ "$1" != "--" ]; do environment+=("$1"); shift; done
+  shift
   local pids=() status=0
   for ((r = 0; r < n; r++)); do
     env "${environment[@]}" PMI_RANK=$r PMI_SIZE=$n MPI_LOCALRANKID=$r MPI_LOCALNRANKS=$n \
@@ -166,7 +179,15 @@ stage_cpu() {
     # the same without overlapping the exchange with the interior's update (the example's --no-overlap)
     run_logged "heat_weak_${tag}_4x4_no_overlap" ranks 4 OMP_NUM_THREADS=4 -- --weak "$1" --cols "$2" --steps "$cpu_steps" --no-gather --no-overlap
     note "  without overlap: 4 ranks x 4 threads $(throughput "$logs/heat_weak_${tag}_4x4_no_overlap.log") Gcell/s (exchange $(exchange_ms "$logs/heat_weak_${tag}_4x4_no_overlap.log")/step): $(ratio "$(throughput "$logs/heat_weak_${tag}_4x4_no_overlap.log")" "$one")x"
+    if [ $has_mpi = 1 ]; then
+      # the host's ceiling: 4 processes of the same block, no MPI and no halo, each on its 4 cores
+      run_logged "heat_weak_${tag}_4x4_independent" processes 4 OMP_NUM_THREADS=4 -- --weak "$1" --cols "$2" --steps "$cpu_steps" --no-gather
+      note "  ceiling, 4 independent processes x 4 threads (no MPI, no halo): $(throughput "$logs/heat_weak_${tag}_4x4_independent.log") Gcell/s: $(ratio "$(throughput "$logs/heat_weak_${tag}_4x4_independent.log")" "$one")x"
+    fi
   done
+  # compute-bound work (no memory traffic): 1 process x 4 threads against 4 at once, each on its cores
+  run_logged host_compute_4x4 "$py" scripts/distributed/host_ceiling.py --processes 4 --threads 4
+  note "compute-bound, 4 processes x 4 threads against 1 x 4: $(grep -o 'speedup [0-9.]*x' "$logs/host_compute_4x4.log")"
   run_logged heat_default_threads ranks 4 -- --weak 512 --cols 2048 --steps 50 --no-gather
   note "4 ranks, no thread setting ($cores cores): $(grep -o 'node-local rank [0-9]*, [0-9]* threads, host; .*' "$logs/heat_default_threads.log" | sort -u | tr '\n' ';')"
   if [ $has_dask = 1 ]; then

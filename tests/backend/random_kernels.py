@@ -1,5 +1,7 @@
-"""Kernels that draw with np.random, for test_random.py. Not corpus files: their streams
+"""Kernels that draw with np.random (and Python's random module), for test_random.py. Not corpus files: their streams
 are not Numba's, so they are compared by distribution, not bit for bit."""
+
+import random
 
 import numpy as np
 from numba import njit, prange
@@ -111,3 +113,25 @@ def next_draw():
 @njit
 def randint_between(low, high):
     return np.random.randint(low, high)
+
+
+@njit(parallel=True)
+def python_random_draws(n, seed):
+    random.seed(seed)
+    out = np.empty((n, 4))
+    for i in prange(n):
+        out[i, 0] = random.random()
+        out[i, 1] = random.uniform(-2.0, 3.0)
+        out[i, 2] = random.gauss(1.5, 0.5)
+        out[i, 3] = random.randint(-3, 3)
+    return out
+
+
+@njit
+def shuffled(x, seed):
+    np.random.seed(seed)
+    y = x.copy()
+    np.random.shuffle(y)
+    z = x.copy()
+    random.shuffle(z)
+    return y, z

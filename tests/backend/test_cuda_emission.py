@@ -302,3 +302,23 @@ def test_mdrange_regions_launch_flat_on_cuda_and_as_mdrange_on_host_spaces(tmp_p
     assert "kpc_rest1 = kpc::flat_split(kpc_rest1, kpc_n1_1, kpc_r1_1);" in cuda
     assert "const int64_t j = kpc_begin1_1 + kpc_r1_1;" in cuda and "const int64_t i = kpc_begin1_0 + kpc_rest1;" in cuda
     assert "const int64_t kpc_end1 = kpc_n1_0 * kpc_n1_1;" in cuda
+
+
+def test_min_max_of_rows_on_a_cuda_device_flag_an_error_code(tmp_path):
+    from kpc import pipeline
+    from kpc.backend.kokkos.emitter import Specialization, emit_translation_unit
+
+    kernels = ("import numpy as np\nfrom numba import njit, prange\n\n"
+               "@njit(parallel=True)\ndef row_ranges(m):\n    out = np.empty(m.shape[0])\n"
+               "    for i in prange(m.shape[0]):\n        out[i] = m[i].max() - m[i].min()\n"
+               "    return out, m.min()\n")
+    source = tmp_path / "rows.py"
+    source.write_text(kernels)
+    entries = {"row_ranges": (typeof(np.zeros((3, 4))),)}
+    module = pipeline.typed_specialization(str(source), kernels, entries, True)
+    text = emit_translation_unit([Specialization(module, list(entries))], space="cuda", source=str(source)).source
+    # The rows' checks run on the device, which flags an error code the binding raises once the
+    # call's kernels end (kpc::device_check); the whole matrix's on the host, with its message.
+    assert text.count("kpc::value_check<false>(") == 1 and "kpc::value_check<true>(" not in text
+    assert "kpc::empty_maximum_error)" in text and "kpc::empty_minimum_error)" in text
+    assert "kpc::inf<double>()" in text

@@ -38,6 +38,8 @@ SIGNATURES = {
     "array_draws": ["array_draws(int64, int64)"], "shifted": ["shifted(int64, int64)"],
     "unseeded": ["unseeded(int64)"], "reseed": ["reseed(int64)"], "next_draw": ["next_draw()"],
     "randint_between": ["randint_between(int64, int64)"],
+    "python_random_draws": ["python_random_draws(int64, int64)"],
+    "shuffled": ["shuffled(float64[:], int64)", "shuffled(int32[:], int64)"],
 }
 
 
@@ -148,6 +150,33 @@ def test_an_empty_randint_range_raises_like_numba(kokkos):
         kokkos.randint_between(4, 4)
     assert str(actual.value) == str(expected.value)
     assert kokkos.randint_between(4, 5) == 4  # the error is cleared
+
+
+@pytest.mark.compile
+def test_python_random_module_draws_have_the_distribution(kokkos):
+    # random.random/uniform/gauss/randint draw from the same Kokkos streams as np.random.
+    sample = kokkos.python_random_draws(N, 77)
+    assert_distributed_as(sample[:, 0], stats.uniform(), "random.random()")
+    assert_distributed_as(sample[:, 1], stats.uniform(-2.0, 5.0), "random.uniform(-2, 3)")
+    assert_distributed_as(sample[:, 2], stats.norm(1.5, 0.5), "random.gauss(1.5, 0.5)")
+    values, counts = np.unique(sample[:, 3], return_counts=True)
+    assert values.tolist() == list(range(-3, 4))  # random.randint includes its upper bound
+    assert stats.chisquare(counts).pvalue > ALPHA
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("dtype", [np.float64, np.int32])
+def test_shuffle_permutes_in_place_uniformly(kokkos, dtype):
+    x = np.arange(2000).astype(dtype)
+    y, z = kokkos.shuffled(x, 11)
+    for shuffled in (y, z):
+        assert shuffled.dtype == dtype and sorted(shuffled.tolist()) == x.tolist()
+        assert not np.array_equal(shuffled, x)
+    np.testing.assert_array_equal(kokkos.shuffled(x, 11)[0], y)  # the seed repeats the order
+    assert kokkos.shuffled(x[:1], 3)[0].tolist() == [0] and kokkos.shuffled(x[:0], 3)[0].size == 0
+    # Where element 0 lands, over many shuffles of 4 elements: every position equally often.
+    landed = [int(np.argmin(kokkos.shuffled(np.arange(4).astype(dtype), seed)[0])) for seed in range(400)]
+    assert stats.chisquare(np.bincount(landed, minlength=4)).pvalue > ALPHA
 
 
 def pipeline(source: str, target: str = "kokkos"):

@@ -48,3 +48,17 @@ def test_out_matches_numba(modules, name, args):
     assert getattr(dropin, name)(*args, out=mine) is mine
     getattr(numba_module, name)(*args, out=theirs)
     assert_same(mine, theirs)
+
+
+@pytest.mark.compile
+def test_zero_divisor_follows_numbas_error_model(modules):
+    """A stencil inside an ``@njit(parallel=True)`` kernel is a parfor in Numba (error_model='numpy':
+    inf, nan); called from Python it raises ZeroDivisionError, in both."""
+    dropin, numba_module = modules
+    a = np.array([[1, 0, 2, 3], [0, 1, 0, 1], [1, 1, 1, 1]])
+    with np.errstate(all="ignore"):
+        assert_same(dropin.ratios(a), numba_module.ratios(a))
+    assert np.isinf(dropin.ratios(a)).any() and np.isnan(dropin.ratios(a)).any()
+    for module in (dropin, numba_module):
+        with pytest.raises(ZeroDivisionError):
+            module.neighbour_ratio(a)

@@ -5,6 +5,7 @@ keeps (``reduce``). ``KPC_STRICT=1``: every call runs kpc's kernels, none falls 
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from pathlib import Path
 
@@ -35,6 +36,8 @@ CALLS = [
     ("rel_diff", (np.float32(2.0), np.float32(3.0))),
     ("rel_diff", (np.array(2.0), positive(3))),                         # a 0-d array
     ("rel_diff", ([1.0, 2.0, 3.0], positive(3))),                       # a list
+    ("rel_diff", (np.ma.masked_array(positive(3), mask=[0, 1, 0]), positive(3))),  # subclasses: NumPy's
+    ("rel_diff", (positive(3), np.matrix(positive(1, 3)))),
     ("smooth_step", (rng.uniform(-1, 1, (5, 4)), -0.5, 0.5)),
     ("smooth_step", (rng.uniform(-1, 1, (5, 4)).astype(np.float32), np.float32(-0.5), np.float32(0.5))),
     ("smooth_step", (rng.uniform(-1, 1, (3, 4, 5)), np.zeros((4, 1)) - 0.5, 0.5)),
@@ -45,6 +48,11 @@ CALLS = [
     ("clip_add", (np.arange(90), np.arange(90))),
     ("clip_add", (np.arange(90.0), 20)),
     ("clip_add", (np.arange(5, dtype=np.int32), np.arange(5, dtype=np.int32))),
+    # zero divisors: Numba's ufuncs follow NumPy (error_model='numpy'), 0 for integers, inf/nan for floats
+    ("split_units", (np.array([7, -7, 5, 0]), np.array([2, 2, 0, 0]))),
+    ("split_units", (np.array([7.5, -7.5, 5.0, 0.0]), np.array([2.0, 2.0, 0.0, 0.0]))),
+    ("split_units", (5, 0)),
+    ("rel_diff_cpu", (np.array([1.0, 2.0]), np.array([-1.0, 1.0]))),     # x + y == 0: inf
 ]
 
 
@@ -57,7 +65,37 @@ def modules(tmp_path_factory):
 @pytest.mark.parametrize("name,args", CALLS, ids=[f"{n}-{k}" for k, (n, _) in enumerate(CALLS)])
 def test_call_matches_numba(modules, name, args):
     dropin, numba_module = modules
-    assert_same(getattr(dropin, name)(*args), getattr(numba_module, name)(*args))
+    with np.errstate(all="ignore"):  # Numba's ufunc warns of a zero divisor (NumPy's floating-point flags)
+        assert_same(getattr(dropin, name)(*args), getattr(numba_module, name)(*args))
+
+
+@pytest.mark.compile
+def test_repeated_calls_take_their_plan_and_match_numba(modules):
+    """A call like one before (arrays of the same dtypes, ranks and flags, numbers of the same
+    classes) runs the compiled loop straight from its plan while its arrays have one shape; a
+    call of the same key whose arrays broadcast, or do not, takes the long way (NumPy's rules)."""
+    dropin, numba_module = modules
+    for name, args, again, other in [
+            ("smooth_step", (rng.uniform(-1, 1, (5, 4)), -0.5, 0.5), (rng.uniform(-1, 1, (7, 3)), -0.25, 0.5),
+             None),
+            ("rel_diff", (positive(2, 3, 4), positive(2, 3, 4)), (positive(3, 3, 2), positive(3, 3, 2)),
+             (positive(2, 3, 4), positive(2, 2, 4))),                    # same key, broadcast: (2, 3, 4) against (2, 2, 4) fails
+            ("clip_add", (np.arange(6), np.arange(6)), (np.arange(9), np.arange(9)), None)]:
+        ufunc = getattr(dropin, name)
+        assert_same(ufunc(*args), getattr(numba_module, name)(*args))
+        calls = []
+        planned = ufunc._call
+        ufunc._call = lambda *a, planned=planned: calls.append(1) or planned(*a)
+        assert_same(ufunc(*again), getattr(numba_module, name)(*again))
+        assert len(calls) == 1, name
+        if other is not None:
+            with pytest.raises(ValueError):
+                ufunc(*other)
+    x, row = positive(2, 3, 4), positive(2, 1, 4)                       # the plan's key, broadcast
+    assert_same(dropin.rel_diff(x, row), numba_module.rel_diff(x, row))
+    x = rng.uniform(-1, 1, (4, 4))
+    assert_same(dropin.smooth_step(x, -1, 1), numba_module.smooth_step(x, -1, 1))  # ints cast: no plan taken
+    assert_same(dropin.smooth_step(x, -1, 1), numba_module.smooth_step(x, -1, 1))
 
 
 @pytest.mark.compile
@@ -144,6 +182,27 @@ def _fold(function, array, axis):
     return acc
 
 
+@contextlib.contextmanager
+def counting(kernel: str, ufuncs):
+    """The runs of each ufunc's ``kernel`` (``_reduce``, ``_accumulate``) while the block runs."""
+    runs, kernels = [], {}
+    for ufunc in ufuncs:
+        kernels[ufunc] = found = getattr(ufunc, kernel)
+        setattr(ufunc, kernel, lambda *args, found=found: runs.append(1) or found(*args))
+    try:
+        yield runs
+    finally:
+        for ufunc, found in kernels.items():
+            setattr(ufunc, kernel, found)
+
+
+# (array, axis) of reduce and accumulate: 1-D to 3-D, every axis, negative axes, Fortran, strided
+FOLDS = [(positive(9), 0), (positive(9), None), (positive(9), -1), (positive(6, 5), 0), (positive(6, 5), 1),
+         (positive(3, 4, 5), 1), (positive(3, 4, 5), -1), (np.asfortranarray(positive(6, 5)), 0),
+         (positive(6, 10)[:, ::3], 1), (positive(1, 7), 0),
+         (positive(4, 130), 0), (positive(2, 3, 70), 1)]                   # blocks of 64 positions and a part
+
+
 @pytest.mark.compile
 def test_reduce_runs_kpcs_reduce_kernel_and_matches_numba(modules):
     """``ufunc.reduce`` of a two-input ufunc on an array of one of its loops' dtypes runs kpc's
@@ -153,21 +212,16 @@ def test_reduce_runs_kpcs_reduce_kernel_and_matches_numba(modules):
     same function); Numba's ``target='parallel'`` ufunc splits a 1-D fold over its threads, so a
     function that does not associate gives other values there. Other forms are Numba's (``keepdims=``)."""
     dropin, numba_module = modules
-    runs = []
-    kernels = {}
-    for ufunc in (dropin.rel_diff, dropin.rel_diff_cpu, dropin.clip_add):
-        kernels[ufunc] = kernel = ufunc._reduce
-        ufunc._reduce = lambda *args, kernel=kernel: runs.append(1) or kernel(*args)
-    try:
-        cases = [(positive(9), 0), (positive(9), None), (positive(9), -1), (positive(6, 5), 0), (positive(6, 5), 1),
-                 (positive(3, 4, 5), 1), (positive(3, 4, 5), -1), (np.asfortranarray(positive(6, 5)), 0),
-                 (positive(6, 10)[:, ::3], 1), (positive(1, 7), 0)]
+    with counting("_reduce", (dropin.rel_diff, dropin.rel_diff_cpu, dropin.clip_add)) as runs:
+        cases = FOLDS
         for array, axis in cases:
             args = (array,) if axis == 0 else (array, axis)
             expected = numba_module.rel_diff_cpu.reduce(*args)
             assert_same(dropin.rel_diff.reduce(*args), expected)
             assert_same(dropin.rel_diff_cpu.reduce(*args), expected)
-        single = positive(5, 4, dtype=np.float32)
+        # a float32 loop whose function computes in float64 (2 * ...): each step rounded to float32, as
+        # NumPy's loop does (a float64 accumulator drifts past 1e-6 on a few of 300 folds)
+        single = positive(6, 300, dtype=np.float32)
         assert_same(dropin.rel_diff.reduce(single), _fold(numba_module.rel_diff, single, 0))
         ints = rng.integers(0, 80, (7, 3))
         for axis in (0, 1):
@@ -176,6 +230,47 @@ def test_reduce_runs_kpcs_reduce_kernel_and_matches_numba(modules):
         x = positive(4, 3)
         assert_same(dropin.rel_diff_cpu.reduce(x, keepdims=True), numba_module.rel_diff_cpu.reduce(x, keepdims=True))
         assert len(runs) == 2 * len(cases) + 3  # keepdims= is Numba's
-    finally:
-        for ufunc, kernel in kernels.items():
-            ufunc._reduce = kernel
+
+
+def _running(function, array, axis):
+    """NumPy's definition of ``ufunc.accumulate``: each result along ``axis`` folded from the first."""
+    moved = np.moveaxis(array, axis, 0)
+    acc = np.empty_like(moved)
+    acc[0] = moved[0]
+    for k in range(1, moved.shape[0]):
+        acc[k] = function(acc[k - 1], moved[k])
+    return np.moveaxis(acc, 0, axis)
+
+
+@pytest.mark.compile
+def test_accumulate_runs_kpcs_accumulate_kernel_and_matches_numba(modules):
+    """``ufunc.accumulate`` of a two-input ufunc on an array of one of its loops' dtypes runs kpc's
+    accumulate kernel (each result folded in order along the axis, the other positions in
+    parallel): 1-D to 3-D, every axis, negative axes, ``axis=None`` of a 1-D array, Fortran and
+    strided inputs, float32 and int64 loops. Numba's ``target='cpu'`` ufunc (``rel_diff_cpu``, the
+    same function) is NumPy's order; its ``target='parallel'`` ufunc splits the recurrence over
+    threads, so ``rel_diff`` (parallel) is compared with NumPy's definition. Other forms are Numba's
+    (``dtype=``, ``out=``, an int array cast to the float64 loop, an empty axis)."""
+    dropin, numba_module = modules
+    with counting("_accumulate", (dropin.rel_diff, dropin.rel_diff_cpu, dropin.clip_add)) as runs:
+        cases = FOLDS + [(positive(2000), 0)]
+        for array, axis in cases:
+            args = (array,) if axis == 0 else (array, axis)
+            expected = numba_module.rel_diff_cpu.accumulate(*args)
+            assert_same(dropin.rel_diff_cpu.accumulate(*args), expected)
+            assert_same(dropin.rel_diff.accumulate(*args), expected)
+            assert_same(dropin.rel_diff.accumulate(*args), _running(numba_module.rel_diff, array, axis or 0))
+        single = positive(300, 6, dtype=np.float32)                    # rounded at each step (see reduce)
+        assert_same(dropin.rel_diff.accumulate(single, axis=1), _running(numba_module.rel_diff, single, 1))
+        ints = rng.integers(0, 30, (7, 3))
+        for axis in (0, 1):
+            assert_same(dropin.clip_add.accumulate(ints, axis), _running(numba_module.clip_add, ints, axis))
+        assert len(runs) == 3 * len(cases) + 3
+        x = positive(4, 3)
+        for args, kwargs in [((x,), {"out": np.empty((4, 3))}), ((np.arange(1, 6),), {}),
+                             ((np.empty((0, 3)),), {})]:
+            assert_same(dropin.rel_diff_cpu.accumulate(*args, **kwargs),
+                        numba_module.rel_diff_cpu.accumulate(*args, **kwargs))
+        with pytest.raises(TypeError):                                   # no float32 loop: Numba's error
+            dropin.rel_diff_cpu.accumulate(x, dtype=np.float32)
+        assert len(runs) == 3 * len(cases) + 3  # those are Numba's

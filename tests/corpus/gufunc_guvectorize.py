@@ -3,7 +3,7 @@
 Exercises: layouts ``(n),()->(n)`` (a scalar input broadcast over rows), ``(n)->()`` (a
 scalar output written as ``res[0]``), ``(m,n),(n)->(m)`` (a matrix-vector product per
 batch), ``(n),(n)->(n),()`` (two outputs), signatures as strings and as tuples of Numba types,
-``target='parallel'`` and ``'cpu'``, ``writable_args`` (an input centred in place, contiguous or
+``target='parallel'`` and ``'cpu'``, a zero divisor (inf, nan: Numba's error_model='numpy'), ``writable_args`` (an input centred in place, contiguous or
 strided), outputs passed as the last arguments (here) and allocated
 by the call (``tests/backend/test_gufunc.py``, with broadcasting and ``out=``).
 """
@@ -44,6 +44,13 @@ def diff_and_distance(x, y, d, dist):
     dist[0] = np.sqrt(s)
 
 
+@guvectorize(["void(float64[:], float64, float64[:])"], "(n),()->(n)")
+def per_unit(x, unit, out):
+    # a gufunc's function runs with error_model='numpy' in Numba: x / 0.0 is inf or nan
+    for i in range(x.shape[0]):
+        out[i] = x[i] / unit
+
+
 @guvectorize(["void(float64[:], float64[:])"], "(n)->()", writable_args=("x",))
 def center_inplace(x, mean):
     s = 0.0
@@ -79,6 +86,12 @@ KPC_CASES = {
         "dtypes": ["float64"],
         "sizes": [{"b": 6, "n": 5}],
         "writes": ["d", "dist"],
+    },
+    "per_unit": {
+        "args": {"x": ("b", "n"), "unit": {"kind": "scalar", "value": 0.0}, "out": ("b", "n")},
+        "dtypes": ["float64"],
+        "sizes": [{"b": 3, "n": 5}],
+        "writes": ["out"],
     },
     "center_inplace": {
         "args": {"x": ("b", "n"), "mean": ("b",)},

@@ -5,7 +5,9 @@ centred difference, a 7-point Laplacian), the border Numba leaves (0, or ``cval`
 ``neighborhood`` with a loop over relative indices (a moving average), ``standard_indexing``
 (weights read as a plain array), two relative-indexed inputs, integer input arrays, and
 stencils called from ``@njit(parallel=True)`` kernels: a time loop of sweeps, ``out=`` into a
-preallocated array, and a stencil of an array expression. Calls from Python with ``out=``:
+preallocated array, a stencil of an array expression, and a division in a stencil called from a
+parallel kernel (with a zero divisor, NumPy's inf/nan as Numba's parfor gives:
+``tests/backend/test_stencil.py``). Calls from Python with ``out=``:
 ``tests/backend/test_stencil.py``.
 """
 import numpy as np
@@ -72,6 +74,18 @@ def smoothed_gradient(x):
     return centred_diff(moving_average(x) * 2.0)
 
 
+@stencil
+def neighbour_ratio(a):
+    return a[0, 1] / a[0, -1]
+
+
+@njit(parallel=True)
+def ratios(a):
+    # a parfor in Numba (error_model='numpy'): a zero neighbour gives inf or nan; the same stencil
+    # called from Python raises ZeroDivisionError
+    return neighbour_ratio(a)
+
+
 KPC_CASES = {
     "jacobi": {
         "args": {"a": ("n", "m")},
@@ -123,6 +137,11 @@ KPC_CASES = {
         "dtypes": ["float64"],
         "sizes": [{"n": 16, "m": 12}, {"n": 70, "m": 65}],
         "writes": ["out"],
+    },
+    "ratios": {  # no zeros: plain Python raises where Numba's parfor gives inf (test_stencil has zeros)
+        "args": {"a": {"kind": "array", "shape": ("n", "m"), "low": 1, "high": 4}},
+        "dtypes": ["int64"],
+        "sizes": [{"n": 6, "m": 9}],
     },
     "smoothed_gradient": {
         "args": {"x": ("n",)},

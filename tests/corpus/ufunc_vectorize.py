@@ -5,7 +5,8 @@ with arrays of either, with Python floats, with int arrays that cast to the floa
 ``target='cpu'`` (the default) with an ``if``/``else`` body and math functions, a ufunc without
 signatures typed at each call (Numba's ``DUFunc``), three inputs, scalars broadcast against
 arrays, strided and Fortran-ordered views, and a ufunc called on arrays inside an
-``@njit(parallel=True)`` kernel (a row broadcast against a matrix). Calls with ``out=``, more
+``@njit(parallel=True)`` kernel (a row broadcast against a matrix), a zero divisor (NumPy's
+result, as Numba's ufunc gives). Calls with ``out=``, more
 broadcasting shapes and the dtype rules: ``tests/backend/test_vectorize.py``.
 """
 import math
@@ -48,6 +49,12 @@ def rel_diff_cpu(x, y):
     return 2 * (x - y) / (x + y)
 
 
+@vectorize(["int64(int64, int64)", "float64(float64, float64)"])
+def split_units(a, b):
+    # Numba compiles a ufunc with error_model='numpy': a zero divisor gives 0 or nan, no error
+    return a // b * 1000 + a % b
+
+
 @njit(parallel=True)
 def scaled_rel_diff(x, y, s):
     # Numba types ufuncs of target='cpu' (and those without signatures) inside kernels
@@ -80,6 +87,12 @@ KPC_CASES = {
         "args": {"x": ("n",), "mu": {"kind": "scalar", "value": 0.25}, "sigma": {"kind": "scalar", "value": 0.75}},
         "dtypes": ["float64", "float32"],
         "sizes": [{"n": 10}, {"n": 500}],
+    },
+    "split_units": {
+        "args": {"a": {"kind": "array", "shape": ("n",), "low": -50, "high": 50},
+                 "b": {"kind": "array", "shape": ("n",), "low": 0, "high": 3}},
+        "dtypes": ["int64", "float64"],
+        "sizes": [{"n": 40}],
     },
     "clip_add": {
         "args": {"a": {"kind": "array", "shape": ("n",), "low": 0, "high": 80},

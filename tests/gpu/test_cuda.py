@@ -131,6 +131,40 @@ def heat_boundary(u, v, steps):
             u[i] = 0.5 * (u[i] + v[i])
 
 
+@njit(parallel=True)
+def heat_swap(u, v, steps):
+    n = u.shape[0]
+    for _ in range(steps):
+        for i in prange(1, n - 1):
+            v[i] = u[i] + 0.25 * (u[i - 1] - 2.0 * u[i] + u[i + 1])
+        v[0] = u[0]
+        v[n - 1] = u[n - 1]
+        u, v = v, u
+    return u
+
+
+@njit(parallel=True)
+def floor_ratios(a, b, out):
+    for i in prange(a.shape[0]):
+        out[i] = a[i] // b[i]
+
+
+@njit(parallel=True)
+def floor_ratio_sum(a, b):
+    s = 0
+    for i in prange(a.shape[0]):
+        s += a[i] // b[i]
+    return s
+
+
+@njit(parallel=True)
+def row_ranges(m):
+    out = np.empty(m.shape[0])
+    for i in prange(m.shape[0]):
+        out[i] = m[i].max() - m[i].min()
+    return out
+
+
 @njit
 def serial_only(a):
     s = 0.0
@@ -156,6 +190,10 @@ def kernels(tmp_path_factory):
         "histogram": ["histogram(int64[::1], int64[::1])"],
         "serial_only": [f"serial_only({f64})"],
         "heat_boundary": [f"heat_boundary({f64}, {f64}, int64)"],
+        "heat_swap": [f"heat_swap({f64}, {f64}, int64)"],
+        "floor_ratios": ["floor_ratios(int64[::1], int64[::1], int64[::1])"],
+        "floor_ratio_sum": ["floor_ratio_sum(int64[::1], int64[::1])"],
+        "row_ranges": ["row_ranges(float64[:, ::1])"],
     })
     assert not result.rejected, result.report()
     return _import(result.module_path, "kpc_cuda_kernels")
@@ -297,3 +335,104 @@ def test_kpc_bench_on_device_arrays(tmp_path):
     data = json.loads((tmp_path / "results.json").read_text())
     assert data["arrays"] == "cupy" and data["results"][0]["kokkos_GBps_best"] > 0
     assert "kokkos GB/s (best)" in result.stdout
+
+
+def test_numpy_arguments_staged_in_device_memory_and_the_returned_one_is_the_callers(kernels):
+    """heat_swap touches no array from host code, so its NumPy arguments are staged in device
+    memory (not managed: kpc_cuda.hpp's from_array), copied back, and the array it returns after
+    ``u, v = v, u`` is the caller's own, as in Numba; calls of the same sizes reuse the buffers."""
+    start = np.sin(np.linspace(0.0, 3.0, 100_001))
+    for steps in (0, 1, 2, 7, 8):
+        expected_u, expected_v = start.copy(), start.copy()
+        expected = _reference("heat_swap")(expected_u, expected_v, steps)
+        u, v = start.copy(), start.copy()
+        result = kernels.heat_swap(u, v, steps)
+        assert result is (u if steps % 2 == 0 else v), "the caller's array, as Numba returns it"
+        np.testing.assert_allclose(result, expected, rtol=1e-12)
+        np.testing.assert_allclose(u, expected_u, rtol=1e-12)
+        np.testing.assert_allclose(v, expected_v, rtol=1e-12)
+
+
+def test_calls_from_several_python_threads_numpy_and_cupy(kernels):
+    """Users call kernels from several Python threads: each thread's calls are right, with NumPy
+    arguments (staged in device memory, copied back) and with CuPy arrays (each thread's CUDA
+    runtime is moved to Kokkos' device once: call_scope)."""
+    import threading
+
+    import cupy
+
+    start = np.sin(np.linspace(0.0, 3.0, 50_001))
+    expected_u, expected_v = start.copy(), start.copy()
+    expected = _reference("heat_swap")(expected_u, expected_v, 5).copy()
+    failures = []
+
+    def work(k):
+        try:
+            for _ in range(20):
+                u, v = start.copy(), start.copy()
+                np.testing.assert_allclose(kernels.heat_swap(u, v, 5), expected, rtol=1e-12)
+                a, b, c = cupy.zeros(10_000 + k), cupy.arange(10_000 + k, dtype=cupy.float64), cupy.ones(10_000 + k)
+                kernels.triad(a, b, c, 2.0)
+                cupy.testing.assert_allclose(a, b + 2.0)
+                assert kernels.total(np.ones(1000 + k)) == 1000 + k
+        except Exception as error:  # noqa: BLE001 (reported by the main thread)
+            failures.append(f"thread {k}: {error!r}")
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(300)
+    assert not failures, failures
+
+
+def test_a_forked_child_gets_a_clear_error_not_a_crash(kernels):
+    """CUDA cannot run in a child forked after it started: a kpc call there raises a
+    RuntimeError that says so (kpc's fork check), and the parent goes on."""
+    import multiprocessing
+
+    kernels.total(np.ones(10))
+
+    def child(queue):
+        try:
+            queue.put(repr(kernels.total(np.ones(10))))
+        except RuntimeError as error:
+            queue.put(f"RuntimeError: {error}")
+
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    process = context.Process(target=child, args=(queue,))
+    process.start()
+    said = queue.get(timeout=60)
+    process.join(60)
+    assert said.startswith("RuntimeError") and "fork" in said, said
+    assert kernels.total(np.ones(10)) == 10.0
+
+
+def test_errors_kernels_flag_on_the_device_raise_as_in_numba(kernels):
+    """An integer division by zero in a device kernel raises Numba's ZeroDivisionError once the
+    call's kernels end (the module's device error slot), with NumPy arguments and with CuPy
+    arguments where the call returns a value; the next call starts clean."""
+    import cupy
+
+    a = np.arange(1, 100_001, dtype=np.int64)
+    b = np.ones(100_000, dtype=np.int64)
+    b[77_777] = 0
+    with pytest.raises(ZeroDivisionError) as numba_error:
+        _reference("floor_ratio_sum")(a[77_777:77_778], b[77_777:77_778])
+    out = np.empty_like(a)
+    with pytest.raises(ZeroDivisionError, match=str(numba_error.value)):
+        kernels.floor_ratios(a, b, out)
+    with pytest.raises(ZeroDivisionError, match=str(numba_error.value)):
+        kernels.floor_ratio_sum(cupy.asarray(a), cupy.asarray(b))
+    b[77_777] = 1
+    assert kernels.floor_ratio_sum(a, b) == a.sum()
+    kernels.floor_ratios(a, b, out)
+    np.testing.assert_array_equal(out, a)
+
+
+def test_min_max_of_an_empty_row_on_the_device_raises_numbas_value_error(kernels):
+    m = np.random.default_rng(3).random((50, 40))
+    np.testing.assert_allclose(kernels.row_ranges(m), m.max(axis=1) - m.min(axis=1))
+    with pytest.raises(ValueError, match="zero-size array to reduction operation (maximum|minimum) which has no identity"):
+        kernels.row_ranges(np.zeros((5, 0)))

@@ -902,3 +902,22 @@ def test_inside_prange_overlapping_shifts_run_in_a_safe_order_instead_of_a_tempo
     text = format_function(f)
     assert "range(out.shape[1] - 2, -1, -1)" in text      # backward: reads behind the write
     assert len(allocations(f)) == 1                            # only the reversed-axis read needs one
+
+
+def test_min_max_of_an_array_that_may_be_empty_checks_its_size_first():
+    function = lowered("""
+        def f(x, w):
+            return x.min() + np.argmax(x) + w[1:].max()
+    """, x="f64[:]", w="i32[:]")
+    text = format_function(function)
+    assert "value_check(x.shape[0] > 0, 4)" in text and "value_check(x.shape[0] > 0, 7)" in text
+    assert "min0: f64 = inf" in text and "x[0]" not in text  # no element read before the check
+    assert "max0: i32 = -2147483648" in text
+
+
+def test_min_max_of_a_constant_nonempty_shape_needs_no_check():
+    function = lowered("""
+        def f(y):
+            return (np.zeros(3) + y).min() + np.argmax(np.ones((2, 4)) * y)
+    """, y="f64")
+    assert "value_check" not in format_function(function)

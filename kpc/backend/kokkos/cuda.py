@@ -2,8 +2,8 @@
 
 The memory scheme is described in ``kpc_cuda.hpp``: views live in CUDA managed memory,
 parallel regions are followed by ``Kokkos::fence()`` where host code after them may touch
-their arrays (``needs_fences``), NumPy arguments are staged into managed memory (copied back only if the kernel
-writes them), and CUDA arrays (CuPy) are used in place unless the entry dereferences
+their arrays (``needs_fences``), NumPy arguments are staged into device memory, or managed memory
+where host code may touch them (copied back only if the kernel writes them), and CUDA arrays (CuPy) are used in place unless the entry dereferences
 arrays from host code. This module decides, from the IR, which entries do that, and
 adapts the bindings and the regions the generic emitter produces.
 """

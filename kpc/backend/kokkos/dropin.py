@@ -33,8 +33,8 @@ class DropinFunction:
     call_args: str
     docstring: str | None
     eager: bool
-    # @vectorize: {"nin", "target", "loops", "into", "new", "reduce"} (kpc.runtime.ufunc.UFunc; "reduce" None
-    # where the ufunc has no reduce kernel); None otherwise
+    # @vectorize: {"nin", "target", "loops", "into", "new", "reduce", "accumulate"} (kpc.runtime.ufunc.UFunc;
+    # "reduce", "accumulate" None where the ufunc has no such kernel); None otherwise
     ufunc: dict | None = None
     # an array kernel of a ufunc or a stencil: a dispatcher only, no function of its own
     hidden: bool = False
@@ -131,7 +131,8 @@ def _template_function(f: DropinFunction) -> dict:
             "loop": f.gufunc["loop"], "target": f.gufunc["target"], "layout": repr(f.gufunc["layout"]),
             "loops": repr(f.gufunc["loops"])},
         "ufunc": None if f.ufunc is None else {
-            "into": f.ufunc["into"], "new": f.ufunc["new"], "reduce": f.ufunc.get("reduce"), "nin": f.ufunc["nin"],
+            "into": f.ufunc["into"], "new": f.ufunc["new"], "reduce": f.ufunc.get("reduce"),
+            "accumulate": f.ufunc.get("accumulate"), "nin": f.ufunc["nin"],
             "target": f.ufunc["target"],
             "loops": repr([(tuple(ins), out) for ins, out in f.ufunc["loops"]]) if f.ufunc["loops"] else "None"},
     }

@@ -14,10 +14,14 @@ NumPy's inf, nan or 0; under ``boundscheck=True`` every index is checked
 from __future__ import annotations
 
 from kpc.ir import nodes as n
-from kpc.ir.intrinsics import HOST_ROUTINES, ORDER_READERS, ORDER_ROUTINES, VALUE_ERRORS
+from kpc.ir.intrinsics import EMPTY_REDUCTION_ERRORS, HOST_ROUTINES, ORDER_READERS, ORDER_ROUTINES, VALUE_ERRORS
 from kpc.ir.types import BOOL, FLOAT64, INT64, ArrayType, ScalarType, TupleType, Type, UNKNOWN, promote
 
 from .cxx import BackendError, literal, scalar_type
+
+# kpc_semantics.hpp's error codes of the empty reductions (EMPTY_REDUCTION_ERRORS) in device code
+DEVICE_ERROR_CODES = {"min": "empty_minimum_error", "max": "empty_maximum_error", "argmin": "empty_argmin_error",
+                      "argmax": "empty_argmax_error"}
 
 # Python math / NumPy scalar functions -> the C++ function (in namespace kpc::math, i.e.
 # Kokkos' math functions), applied in the call's floating-point type.
@@ -426,6 +430,10 @@ class ExprEmitter:
         if name in ("int", "float", "bool"):
             return self.convert(args[0], self.emit(args[0]), t) if args else literal(0, t)
         if name == "value_check":
+            if VALUE_ERRORS[args[1].value] in EMPTY_REDUCTION_ERRORS.values() and self._on_cuda_device():
+                # CUDA device code flags an error code (kpc_semantics.hpp), raised once the call's kernels end
+                code = {v: k for k, v in EMPTY_REDUCTION_ERRORS.items()}[VALUE_ERRORS[args[1].value]]
+                return f"kpc::device_check({self.emit(args[0], BOOL)}, kpc::{DEVICE_ERROR_CODES[code]})"
             in_kernel = self._host_check(e, "a NumPy argument check")
             message = VALUE_ERRORS[args[1].value].replace('"', '\\"')
             return f'kpc::value_check<{"true" if in_kernel else "false"}>({self.emit(args[0], BOOL)}, "{message}")'
@@ -452,16 +460,20 @@ class ExprEmitter:
         """Whether a NumPy check (host code that raises) is emitted in a kernel body, where it
         cannot throw: it flags, and the binding raises after. Refused on a CUDA device."""
         in_kernel = getattr(self.scope, "in_region", False) or getattr(self.scope, "variant", "host") != "host"
-        unit = getattr(self.scope, "unit", None)
-        on_device = getattr(self.scope, "in_region", False) \
-            or self.scope.function.name in getattr(unit, "device_functions", ())
-        if on_device and getattr(unit, "space", None) == "cuda":
+        if self._on_cuda_device():
             # The check is host code: called from a CUDA kernel it never ran and the statement
             # after it was lost (found by the corpus's rows_through_helper).
             raise BackendError(f"{what} inside code that runs on a CUDA device (an array "
                                "expression in a function called from a parallel loop) is not translated "
                                "for CUDA; the kernel stays Numba", e.loc)
         return in_kernel
+
+    def _on_cuda_device(self) -> bool:
+        """Whether the code being emitted runs on a CUDA device (a region or a device function)."""
+        unit = getattr(self.scope, "unit", None)
+        on_device = getattr(self.scope, "in_region", False) \
+            or self.scope.function.name in getattr(unit, "device_functions", ())
+        return on_device and getattr(unit, "space", None) == "cuda"
 
     def _host_routine(self, e, name) -> str:
         """A routine of ``kpc_linalg.hpp`` (``np.linalg.*``, ``np.histogram``, ``np.cov``: serial

@@ -7,9 +7,10 @@
 //     (the serial parts of a Numba function) and its parallel regions can dereference;
 //   * each parallel region is followed by Kokkos::fence() (emitter, cuda.py), so host
 //     code after it sees its writes; parallel_reduce/scan into host values already block;
-//   * a NumPy argument whose memory is not managed is staged: copied into a managed
-//     buffer (one cudaMemcpy when the layouts match; buffers are kept for the next call of
-//     the same size, staging_pool), prefetched to the GPU, and, only if
+//   * a NumPy argument whose memory is not managed is staged: copied into a device buffer
+//     (cudaMalloc: one DMA copy each way) when the entry never touches arrays from host code
+//     and the layouts match, otherwise into a managed buffer, prefetched to the GPU (buffers
+//     of both kinds are kept for the next call of the same size, staging_pool), and, only if
 //     the kernel writes it (the write set comes from the IR), copied back after the call
 //     (CopyBack below). A NumPy array
 //     that is already managed (one returned by a kpc cuda kernel) is used in place;
@@ -95,14 +96,17 @@ inline void prefetch(const void* pointer, size_t bytes, int device) {
 // legacy stream (which Kokkos' blocking stream is ordered with): the next call that takes it
 // waits for the kernels that may still read it (a call with CUDA arrays returns before they end).
 // At most `limit` bytes are kept; the oldest are freed first.
+// Device buffers (cudaMalloc) are pooled beside managed ones: a copy from pageable host memory
+// into managed pages that the last call left on the GPU ran at about 4 GB/s on an H100 (the pages
+// fault back to the host, then are prefetched again), into device memory at the DMA's speed.
 class staging_pool {
  public:
-  void* take(size_t bytes) {
+  void* take(size_t bytes, bool device_memory = false) {
     block found{};
     {
       std::lock_guard<std::mutex> lock(mutex_);
       for (auto it = free_.rbegin(); it != free_.rend(); ++it) {
-        if (it->bytes == bytes) {
+        if (it->bytes == bytes && it->device_memory == device_memory) {
           found = *it;
           free_.erase(std::next(it).base());
           pooled_ -= bytes;
@@ -116,11 +120,15 @@ class staging_pool {
       return found.pointer;
     }
     void* pointer = nullptr;
-    check(cudaMallocManaged(&pointer, bytes), "cudaMallocManaged");
+    if (device_memory) {
+      check(cudaMalloc(&pointer, bytes), "cudaMalloc");
+    } else {
+      check(cudaMallocManaged(&pointer, bytes), "cudaMallocManaged");
+    }
     return pointer;
   }
 
-  void give(void* pointer, size_t bytes) {
+  void give(void* pointer, size_t bytes, bool device_memory = false) {
     cudaEvent_t released = nullptr;
     if (cudaEventCreateWithFlags(&released, cudaEventDisableTiming) != cudaSuccess ||
         cudaEventRecord(released, 0) != cudaSuccess) {
@@ -132,7 +140,7 @@ class staging_pool {
     std::deque<block> evicted;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      free_.push_back(block{pointer, bytes, released});
+      free_.push_back(block{pointer, bytes, released, device_memory});
       pooled_ += bytes;
       while (pooled_ > limit && !free_.empty()) {
         evicted.push_back(free_.front());
@@ -159,6 +167,7 @@ class staging_pool {
     void* pointer = nullptr;
     size_t bytes = 0;
     cudaEvent_t released = nullptr;
+    bool device_memory = false;
   };
   std::mutex mutex_;
   std::deque<block> free_;
@@ -197,6 +206,26 @@ inline py::array managed_array(const py::dtype& dtype, const std::vector<py::ssi
   check(cudaMallocManaged(&pointer, bytes), "cudaMallocManaged");
   py::capsule release(pointer, [](void* p) { cudaFree(p); });
   return py::array(dtype, shape, strides, pointer, release);
+}
+
+// A device-memory buffer of the staging pool for one call (given back when the capsule goes):
+// never seen by host code, so never a NumPy array.
+inline py::capsule device_buffer(size_t bytes) {
+  struct owner {
+    void* pointer;
+    size_t bytes;
+  };
+  bytes = std::max<size_t>(bytes, 1);
+  void* pointer = staging_pool::instance().take(bytes, true);
+  return py::capsule(new owner{pointer, bytes}, [](void* p) {
+    auto* block = static_cast<owner*>(p);
+    staging_pool::instance().give(block->pointer, block->bytes, true);
+    delete block;
+  });
+}
+
+inline void* device_buffer_pointer(const py::capsule& buffer) {
+  return *static_cast<void**>(buffer.get_pointer());
 }
 
 // np.empty for kernels built for cuda: the result is NumPy, its memory managed.
@@ -335,14 +364,23 @@ inline cuda_array describe_cuda_array(py::handle object) {
 // Copies a staged argument back into the caller's array after the call (written arrays only).
 struct CopyBack {
   py::object original;  // the caller's array
-  py::array staged;     // the managed buffer the kernel used
+  py::array staged;     // the managed buffer the kernel used (none: device_data)
   bool cupy_target;     // original is a CUDA array: copy with cudaMemcpy, not NumPy
   bool direct = false;  // original is a NumPy array laid out as staged: one cudaMemcpy
+  py::object device_buffer;  // or the device buffer (device_buffer above) the kernel used,
+  void* device_data = nullptr;  // copied back from here if written
+  size_t device_bytes = 0;
 
   ~CopyBack() {
     try {
       Kokkos::fence();
-      if (cupy_target) {
+      if (device_buffer) {
+        if (device_data != nullptr && device_bytes > 0) {
+          py::array target = py::reinterpret_borrow<py::array>(original);
+          check(cudaMemcpy(target.mutable_data(), device_data, device_bytes, cudaMemcpyDeviceToHost),
+                "copying a result back");
+        }
+      } else if (cupy_target) {
         void* pointer = describe_cuda_array(original).data;
         check(cudaMemcpy(pointer, staged.data(), static_cast<size_t>(staged.nbytes()), cudaMemcpyDefault),
               "copying a result back");
@@ -547,7 +585,9 @@ device_arg<T, N, Layout> from_cuda_array(py::handle object, const char* function
 
 // Any argument of a cuda kernel: a CUDA array in place, or a NumPy array (managed: in place;
 // otherwise staged, and copied back if written). device_access: the entry has parallel regions
-// (an entry without any runs on the host and takes host memory in place).
+// (an entry without any runs on the host and takes host memory in place). Where no host code of
+// the entry touches arrays (host_access false), a NumPy argument laid out as the view wants is
+// staged in device memory; a returned argument is then the caller's array (owner_of).
 template <class T, int N, class Layout>
 device_arg<T, N, Layout> from_array(py::handle object, const char* function, const char* param, bool written,
                                     bool host_access, bool device_access) {
@@ -559,9 +599,26 @@ device_arg<T, N, Layout> from_array(py::handle object, const char* function, con
   py::array array = py::reinterpret_borrow<py::array>(object);
   std::vector<py::ssize_t> extents(array.shape(), array.shape() + N);
   const bool fortran = std::is_same<Layout, Kokkos::LayoutLeft>::value;
-  py::array staged = managed_array(array.dtype(), extents, fortran, true);
   // Same layout: one DMA copy (fast; a host loop over fresh managed pages faults on every page).
   const bool direct = (array.flags() & (fortran ? py::array::f_style : py::array::c_style)) != 0;
+  if (direct && !host_access) {
+    const size_t bytes = static_cast<size_t>(array.nbytes());
+    py::capsule buffer = device_buffer(bytes);
+    void* pointer = device_buffer_pointer(buffer);
+    if (bytes > 0) check(cudaMemcpy(pointer, array.data(), bytes, cudaMemcpyHostToDevice), "staging a NumPy array");
+    std::vector<py::ssize_t> strides(array.strides(), array.strides() + N);
+    // The buffer stays the call's (not given back, so not taken by another argument) until the
+    // CopyBack goes; it is copied back only if written. The argument's owner, what the kernel
+    // returns for it, is the caller's array (owner_of: staged_arguments).
+    auto copy_back = std::make_shared<CopyBack>(CopyBack{py::reinterpret_borrow<py::object>(object), py::array(), false});
+    copy_back->device_buffer = buffer;
+    copy_back->device_data = written ? pointer : nullptr;
+    copy_back->device_bytes = bytes;
+    staged_arguments().emplace_back(pointer, object.ptr());
+    return {view_of_memory<T, N, Layout>(pointer, extents, strides), py::reinterpret_borrow<py::object>(object),
+            copy_back};
+  }
+  py::array staged = managed_array(array.dtype(), extents, fortran, true);
   if (direct) {
     check(cudaMemcpy(staged.mutable_data(), array.data(), static_cast<size_t>(staged.nbytes()), cudaMemcpyDefault),
           "staging a NumPy array");
@@ -596,6 +653,21 @@ inline py::object to_cupy(py::object value) {
 // arrays in managed memory, scalars, is read by the host). The CUDA
 // runtime keeps a current device per host thread, and a Python thread other than the one that
 // initialized Kokkos starts on device 0, so each thread is moved to Kokkos' device once.
+// The host side of the module's device error slot (kpc_semantics.hpp's device_error_slot): mapped
+// pinned memory, so that reading it after a fence costs no CUDA call.
+inline volatile int* device_errors() {
+  static volatile int* slot = [] {
+    int* host = nullptr;
+    check(cudaHostAlloc(reinterpret_cast<void**>(&host), sizeof(int), cudaHostAllocMapped), "cudaHostAlloc");
+    *host = 0;
+    int* device = nullptr;
+    check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device), host, 0), "cudaHostGetDevicePointer");
+    check(cudaMemcpyToSymbol(device_error_slot, &device, sizeof(device)), "cudaMemcpyToSymbol");
+    return static_cast<volatile int*>(host);
+  }();
+  return slot;
+}
+
 struct call_scope {
   call_scope() {
     thread_local const bool on_kokkos_device = [] {
@@ -605,18 +677,33 @@ struct call_scope {
     (void)on_kokkos_device;
     cuda_arguments() = 0;
     call_stream() = caller_stream{};
+    staged_arguments().clear();
+    *device_errors() = 0;
   }
   py::object result(py::object value) const {
     if (cuda_arguments() == 0) {
       Kokkos::fence();
+      raise_device_errors();
       return value;
     }
     if (value.is_none()) {
+      // returns before its kernels end (stream order): an error they flag is not seen by this call
       release_to_caller_stream();
       return value;
     }
     Kokkos::fence();  // what is returned is read on the host (cupy.asarray copies a result through it)
+    raise_device_errors();
     return to_cupy(std::move(value));
+  }
+
+ private:
+  // Python's exception for an error the call's kernels flagged on the device (check_errors).
+  static void raise_device_errors() {
+    const int error = *device_errors();
+    if (error == 0) return;
+    *device_errors() = 0;
+    error_flag() = error;
+    check_errors();
   }
 };
 

@@ -28,6 +28,7 @@
 #include <string>
 #include <utility>
 #include <vector>
+#include <vector>
 
 // Kokkos::complex<T> has std::complex<T>'s layout (NumPy's complex64/complex128): pybind11
 // treats it as it treats std::complex, for arrays (py::array_t) and for Python complex values.
@@ -77,11 +78,26 @@ struct array_arg {
   throw py::value_error(message);
 }
 
+// NumPy arguments of the current call of a CUDA module that stand in device buffers
+// (kpc_cuda.hpp's from_array): the buffer's address and the caller's array (borrowed: the
+// call's argument holds it). Cleared when a call starts.
+inline std::vector<std::pair<const void*, PyObject*>>& staged_arguments() {
+  thread_local std::vector<std::pair<const void*, PyObject*>> staged;
+  return staged;
+}
+
 // The NumPy array among ``owners`` whose memory the view ``v`` holds: what a returned name
 // refers to after ``u, v = v, u`` swapped the views of two arrays.
-// (A CUDA module's owners may be CUDA arrays: their memory is __cuda_array_interface__'s.)
+// (A CUDA module's owners may be CUDA arrays: their memory is __cuda_array_interface__'s; or
+// NumPy arguments staged in device buffers: staged_arguments.)
 template <class View>
 py::object owner_of(const View& v, std::initializer_list<py::object> owners) {
+  for (const auto& [buffer, original] : staged_arguments()) {
+    if (buffer != static_cast<const void*>(v.data())) continue;
+    for (const py::object& owner : owners) {
+      if (owner.ptr() == original) return owner;
+    }
+  }
   for (const py::object& owner : owners) {
     if (py::isinstance<py::array>(owner) &&
         py::reinterpret_borrow<py::array>(owner).data() == static_cast<const void*>(v.data())) {

@@ -96,7 +96,8 @@ KOKKOS_FORCEINLINE_FUNCTION int64_t flat_split(int64_t t, int64_t n, int64_t& r)
 // Set by kernels that hit an error Python raises on, such as an integer division by zero:
 // the binding raises the Python exception once the kernel returns (and clears the flag),
 // where C++ would otherwise stop the process (SIGFPE). One flag per module (hidden
-// visibility). On CUDA, device code cannot reach it, and a division by zero does not trap.
+// visibility). On CUDA, device code flags into device_error_slot below instead (a division by
+// zero does not trap there either).
 inline int& error_flag() {
   static int flag = 0;
   return flag;
@@ -123,6 +124,9 @@ enum : int {
   digitize_bins_error = 13,
   interp_empty_error = 14,
   interp_size_error = 15,
+  // min/max/argmin/argmax of an empty array in CUDA device code (device_check): ValueError.
+  empty_argmin_error = 16,
+  empty_argmax_error = 17,
 };
 
 inline const char* error_message(int error) {
@@ -147,6 +151,10 @@ inline const char* error_message(int error) {
       return "zero-size array to reduction operation maximum which has no identity";
     case empty_minimum_error:
       return "zero-size array to reduction operation minimum which has no identity";
+    case empty_argmin_error:
+      return "attempt to get argmin of an empty sequence";
+    case empty_argmax_error:
+      return "attempt to get argmax of an empty sequence";
     case empty_quantile_error:
       return "";
     case digitize_bins_error:
@@ -160,15 +168,21 @@ inline const char* error_message(int error) {
   }
 }
 
-#if !defined(KPC_CUDA)
 // Out of line and cold: a hot loop that may raise keeps its accumulators in registers (an atomic
 // store inlined into the loop made GCC keep them in memory: Lennard-Jones 11 % slower).
 [[gnu::noinline, gnu::cold]] inline void raise_error_on_host(int error) { kpc::atomic_store(&error_flag(), error); }
+
+#if defined(KPC_CUDA) && defined(__CUDACC__)
+// Device code flags an error into one int of mapped, pinned host memory: the module's slot,
+// which kpc::cuda::call_scope allocates and hands to the device once. A call that waits for its
+// kernels (call_scope::result) raises it then; a plain store (atomics on host memory over PCIe
+// are not guaranteed), so of several errors one is kept.
+static __device__ int* device_error_slot = nullptr;
 #endif
 
 KOKKOS_INLINE_FUNCTION void raise_error(int error) {
-#if defined(KPC_CUDA)
-  (void)error;
+#if defined(KPC_CUDA) && defined(__CUDA_ARCH__)
+  if (device_error_slot != nullptr) *static_cast<volatile int*>(device_error_slot) = error;
 #else
   raise_error_on_host(error);
 #endif
@@ -179,6 +193,13 @@ KOKKOS_INLINE_FUNCTION void raise_error(int error) {
 #else
 #define KPC_UNLIKELY(x) (x)
 #endif
+
+// A check lower-numpy adds (value_check) in CUDA device code, which cannot reach the host's
+// message strings: flags `error` (one of the codes above) when not ok; the binding raises it.
+KOKKOS_INLINE_FUNCTION bool device_check(bool ok, int error) {
+  if (KPC_UNLIKELY(!ok)) raise_error(error);
+  return ok;
+}
 
 // a[i] under boundscheck=True: a negative index counts from the end; outside the axis the
 // kernel flags IndexError and reads element 0 instead, the binding raises once it returns.

@@ -105,6 +105,7 @@ PASSED_CUPY = "_passed_cupy"
 RETURNED = "_returned"
 READ = "_read"
 BROADCAST = "_broadcast"
+VALUE_CHECK = "_value_check"
 WITH_ADDRESS = "_with_address"
 ON_HOST = "_on_host"
 
@@ -119,6 +120,12 @@ BROADCAST_HELPER = f'''def {BROADCAST}(target, *shapes):
     result = np.broadcast_shapes(*shapes)
     if target is not None:
         np.broadcast_to(np.broadcast_to(np.empty(()), result), tuple(max(extent, 0) for extent in target))'''
+
+# lower-numpy's value_check(ok, k): NumPy's ValueError VALUE_ERRORS[k], raised by host code.
+VALUE_CHECK_HELPER = f'''def {VALUE_CHECK}(ok, message):
+    """Raise NumPy's ValueError ``message`` where ``ok`` is false (an empty array's min, ...)."""
+    if not ok:
+        raise ValueError(message)'''
 
 HOST_HELPERS = {
     AS_VIEW: f'''def {AS_VIEW}(name, array, dtype, ndim):
@@ -139,6 +146,7 @@ HOST_HELPERS = {
     if used is not original:
         original[...] = used''',
     BROADCAST: BROADCAST_HELPER,
+    VALUE_CHECK: VALUE_CHECK_HELPER,
 }
 
 
@@ -214,6 +222,7 @@ CUDA_HOST_HELPERS = {
     """An element of a device array read by serial host code, as the NumPy scalar Numba's code sees."""
     return element.get()[()]''',
     BROADCAST: BROADCAST_HELPER,
+    VALUE_CHECK: VALUE_CHECK_HELPER,
 }
 
 CUPY_IMPORT = '''try:

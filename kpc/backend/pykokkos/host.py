@@ -20,11 +20,12 @@ the Numba originals (which cannot read CuPy arrays) are never handed an array.
 from __future__ import annotations
 
 from kpc.ir import nodes as n
+from kpc.ir.intrinsics import VALUE_ERRORS
 from kpc.ir.types import INT64, SCALARS, UNKNOWN, ArrayType, DTypeType, NoneType, ScalarType, TupleType
 
 from . import spelling
 from .bounds import is_extent
-from .helpers import BROADCAST, PASSED_CUPY, READ, RETURNED, WITH_ADDRESS
+from .helpers import BROADCAST, PASSED_CUPY, READ, RETURNED, VALUE_CHECK, WITH_ADDRESS
 from .unsupported import Unsupported, loc_of
 
 _PREC = {
@@ -218,6 +219,9 @@ class HostCode:
                 target = args[0] if e.func == "broadcast_into" else "None"
                 shapes = args[1:] if e.func == "broadcast_into" else args
                 return f"{BROADCAST}({', '.join([target] + shapes)})", _ATOM
+            if e.func == "value_check":
+                self.helpers.add(VALUE_CHECK)
+                return f"{VALUE_CHECK}({args[0]}, {VALUE_ERRORS[e.args[1].value]!r})", _ATOM
             raise Unsupported(f"builtin '{e.func}'", loc_of(e))
         name = e.func.split(".")[-1]
         if e.kind == "numpy" and not e.func.startswith(".") and name in HOST_NUMPY:

@@ -161,6 +161,27 @@ class ArrayFunctions:
 
         return ArrayValue([extent], picked, dtype, source.costly)
 
+    def shuffle(self, call: n.Call, pre: list) -> list:
+        """``np.random.shuffle(x)`` of a 1-D array held in a name, as Numba: from the last
+        position down to 1, swap position i with ``np.random.randint(i + 1)``."""
+        b = self.b
+        (target,) = call.args
+        if not isinstance(target, n.Name) or self.needs_value(target):
+            self.fail(f"`{call}` of anything but an array held in a name", call)
+        dtype = target.type.dtype
+        i = b.name(self.namer.fresh("i", INT64), INT64)
+        j = b.name(self.namer.fresh("j", INT64), INT64)
+        held = b.name(self.namer.fresh("held", dtype), dtype)
+        pre.append(n.Assign(clone(i), b.add(b.shape_of(target, 0), b.int(-1)), self.loc))
+        draw = n.Call("np.random.randint", [b.int(0), b.add(clone(i), b.int(1))], "random", {}, INT64, self.loc)
+        body = [n.Assign(clone(j), draw, self.loc),
+                n.Assign(clone(held), n.Index(clone(target), [clone(i)], dtype, self.loc), self.loc),
+                n.Assign(n.Index(clone(target), [clone(i)], dtype, self.loc),
+                         n.Index(clone(target), [clone(j)], dtype, self.loc), self.loc),
+                n.Assign(n.Index(clone(target), [clone(j)], dtype, self.loc), clone(held), self.loc),
+                n.AugAssign(clone(i), "-", b.int(1), loc=self.loc)]
+        return [n.While(n.Compare(">", clone(i), b.int(0), BOOL, self.loc), body, self.loc)]
+
     def fill_diagonal(self, call: n.Call, pre: list) -> list:
         """``np.fill_diagonal(a, val, wrap)`` of a matrix, as NumPy walks it: flat positions
         ``0, cols + 1, 2 * (cols + 1), ...`` below ``cols * cols`` (below the size with

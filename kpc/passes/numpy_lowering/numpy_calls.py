@@ -17,7 +17,10 @@
 
 from __future__ import annotations
 
+import math
+
 from ...ir import nodes as n
+from ...ir.intrinsics import NUMPY_WINDOWS
 from ...ir.types import BOOL, FLOAT64, INT64, ArrayType, ScalarType, TupleType, promote
 from ..host_routines import ROUTINES, host_routine
 from .array_functions import ARRAY_FUNCTIONS
@@ -277,6 +280,8 @@ class NumpyCalls:
             return self.arange(call, dtype, pre)
         elif name == "linspace":
             return self.linspace(call, dtype, pre)
+        elif name in NUMPY_WINDOWS:
+            return self.window(name, self.scalar(call.args[0], pre))
         else:
             shape = self.shape_arg(call.args[0], pre)
         if name.startswith("empty"):
@@ -356,6 +361,45 @@ class NumpyCalls:
             return b.binop("+", clone(start), b.binop("*", b.cast(clone(idx[0]), dtype), step, dtype), dtype)
 
         return ArrayValue([num], element, dtype)
+
+    def window(self, name: str, m) -> ArrayValue:
+        """``np.hamming(M)`` (hanning, bartlett, blackman): M points (none for M < 1, 1.0 for
+        M = 1), point i of ``n = 1 - M + 2 i`` in Numba's order of operations (numba/np/arraymath.py)."""
+        b = self.b
+
+        def element(idx, body):
+            points = b.binop("+", b.cast(b.sub(b.int(1), clone(m)), FLOAT64),
+                             b.binop("*", b.cast(clone(idx[0]), FLOAT64), b.const(2.0, FLOAT64), FLOAT64), FLOAT64)
+            last = b.cast(b.sub(clone(m), b.int(1)), FLOAT64)
+
+            def cosine(factor):
+                angle = b.binop("/", b.binop("*", b.const(factor, FLOAT64), clone(points), FLOAT64), clone(last),
+                                FLOAT64)
+                return b.math("np.cos", [angle], FLOAT64)
+
+            def plus(*terms):
+                total = terms[0]
+                for term in terms[1:]:
+                    total = b.binop("+", total, term, FLOAT64)
+                return total
+
+            def times(c, x):
+                return b.binop("*", b.const(c, FLOAT64), x, FLOAT64)
+
+            if name == "bartlett":
+                ratio = b.binop("/", clone(points), clone(last), FLOAT64)
+                rising = n.Compare("<=", clone(points), b.const(0.0, FLOAT64), BOOL, self.loc)
+                value = n.IfExp(rising, b.binop("+", b.const(1.0, FLOAT64), ratio, FLOAT64),
+                                b.binop("-", b.const(1.0, FLOAT64), clone(ratio), FLOAT64), FLOAT64, self.loc)
+            elif name == "blackman":
+                value = plus(b.const(0.42, FLOAT64), times(0.5, cosine(math.pi)), times(0.08, cosine(2.0 * math.pi)))
+            else:
+                a, c = (0.54, 0.46) if name == "hamming" else (0.5, 0.5)
+                value = plus(b.const(a, FLOAT64), times(c, cosine(math.pi)))
+            one = n.Compare("==", clone(m), b.int(1), BOOL, self.loc)
+            return n.IfExp(one, b.const(1.0, FLOAT64), value, FLOAT64, self.loc)
+
+        return ArrayValue([b.builtin("max", [clone(m), b.int(0)], INT64)], element, FLOAT64)
 
     def close_to(self, call: n.Call, pre: list):
         """``|a - b| <= atol + rtol * |b|`` (np.isclose's test, NaNs never close)."""

@@ -29,7 +29,8 @@ REDUCTIONS = {"sum": "sum", "prod": "prod", "product": "prod", "min": "min", "am
               "count_nonzero": "count", "var": "var", "std": "std", "argmin": "argmin",
               "argmax": "argmax"}
 ALLOCATIONS = {"empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like",
-               "full_like", "arange", "linspace", "eye", "identity"}
+               "full_like", "arange", "linspace", "eye", "identity", "hamming", "hanning", "bartlett",
+               "blackman"}
 
 
 def short_name(func: str) -> str:

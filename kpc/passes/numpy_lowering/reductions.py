@@ -22,6 +22,7 @@ func @f(a: f64[:] C) -> ?   role=entry parallel
 from __future__ import annotations
 
 from ...ir import nodes as n
+from ...ir.intrinsics import EMPTY_REDUCTION_ERRORS
 from ...ir.types import BOOL, INT64, ArrayType
 from .numpy_names import REDUCTIONS, short_name
 from .values import ArrayValue, clone, const_int
@@ -152,14 +153,10 @@ class Reductions:
         if op in ("argmin", "argmax"):
             return self.reduce_arg(op, source, pre)
         acc = acc or self.namer.fresh(op, dtype)
-
-        def first():
-            body = []
-            value = source.element([b.int(0)] * source.ndim, body)
-            pre.extend(body)
-            return b.cast(value, dtype)
-
-        pre.append(n.Assign(b.name(acc, dtype), self.reduction_init(op, dtype, first), self.loc))
+        if op in ("min", "max"):
+            self.nonempty_check(op, source.shape, pre)
+        pre.append(n.Assign(b.name(acc, dtype), self.reduction_init(op, dtype, lambda: self.identity(op, dtype)),
+                            self.loc))
         # NumPy's NaN-propagating min/max as two reductions that stay parallel: the min/max,
         # and a sum that is NaN when any element is (nan<k> += e if e != e else 0).
         nans = None
@@ -189,32 +186,61 @@ class Reductions:
             pre.append(n.Assign(b.name(acc, dtype), b.binop("/", b.name(acc, dtype), count, dtype), self.loc))
         return b.name(acc, dtype)
 
+    def nonempty_check(self, op, shape: list, pre: list) -> None:
+        """Numba's ValueError for ``op`` (min, max, argmin, argmax) of an empty array, unless the
+        shape is constant and not empty."""
+        size = self.size(shape)
+        if const_int(size) is None or const_int(size) <= 0:
+            self.value_check(n.Compare(">", size, self.b.int(0), BOOL, self.loc), EMPTY_REDUCTION_ERRORS[op], pre)
+
+    def identity(self, op, dtype) -> n.Const:
+        """The start of a min/max (argmin/argmax) over elements of ``dtype``: its largest value
+        (smallest for max), which the first element replaces or equals; none is read before the
+        emptiness check (an empty array has no element 0)."""
+        if dtype.is_float:
+            return self.b.const(float("inf") if op.endswith("min") else float("-inf"), dtype)
+        if dtype.is_bool:
+            return self.b.const(op.endswith("min"), dtype)
+        bits = int(dtype.name.lstrip("uint"))
+        low, high = (0, 2 ** bits - 1) if dtype.name.startswith("u") else (-2 ** (bits - 1), 2 ** (bits - 1) - 1)
+        return self.b.const(high if op.endswith("min") else low, dtype)
+
     def reduce_masked(self, op, selection: n.Index, dtype, pre: list, node) -> n.Expr:
-        """``x[mask].sum()``: the reduction over the selected elements, under ``if mask``."""
+        """``x[mask].sum()``: the reduction over the selected elements, under ``if mask`` (min/max: from
+        the identity, then Numba's ValueError if nothing was selected)."""
         b = self.b
-        if op not in ("sum", "prod", "count", "any", "all", "mean"):
+        if op not in ("sum", "prod", "count", "any", "all", "mean", "min", "max"):
             self.fail(f"`{node}` (np.{op} of a boolean selection)", node)
         source = self.array(selection.base, pre)
         mask = self.array(selection.indices[0], pre)
         if mask.ndim != source.ndim:
             self.fail(f"`{node}` with a mask of another rank", node)
+        extreme = op in ("min", "max")
         acc = self.namer.fresh(op, dtype)
-        count = self.namer.fresh("count", INT64) if op == "mean" else None
-        pre.append(n.Assign(b.name(acc, dtype), self.reduction_init(op, dtype, None), self.loc))
+        count = self.namer.fresh("count", INT64) if op == "mean" or extreme else None
+        pre.append(n.Assign(b.name(acc, dtype), self.reduction_init(op, dtype, lambda: self.identity(op, dtype)),
+                            self.loc))
         if count:
             pre.append(n.Assign(b.name(count, INT64), b.int(0), self.loc))
 
         def body(idx):
             stmts, selected = [], []
             test = mask.element(idx, stmts)
-            selected.append(self.reduction_update(op, acc, dtype, source.element(idx, selected)))
+            element = source.element(idx, selected)
+            if extreme and dtype.is_float and not self.skips_nan():
+                selected.append(self.nan_sticky_update(op, acc, dtype, element, selected))
+            else:
+                selected.append(self.reduction_update(op, acc, dtype, element))
             if count:
                 selected.append(n.AugAssign(b.name(count, INT64), "+", b.int(1), loc=self.loc))
             stmts.append(n.If(test, selected, [], self.loc))
             return stmts
 
         pre.extend(self.loop_nest(mask.shape, body))
-        if count:
+        if extreme:
+            self.value_check(n.Compare(">", b.name(count, INT64), b.int(0), BOOL, self.loc),
+                             EMPTY_REDUCTION_ERRORS[op], pre)
+        elif count:
             mean = b.binop("/", b.name(acc, dtype), b.cast(b.name(count, INT64), dtype), dtype)
             pre.append(n.Assign(b.name(acc, dtype), mean, self.loc))
         return b.name(acc, dtype)
@@ -248,10 +274,8 @@ class Reductions:
         b = self.b
         best = self.namer.fresh("best", source.dtype)
         where = self.namer.fresh(op, INT64)
-        first = []
-        value = source.element([b.int(0)] * source.ndim, first)
-        pre.extend(first)
-        pre.append(n.Assign(b.name(best, source.dtype), value, self.loc))
+        self.nonempty_check(op, source.shape, pre)
+        pre.append(n.Assign(b.name(best, source.dtype), self.identity(op, source.dtype), self.loc))
         pre.append(n.Assign(b.name(where, INT64), b.int(0), self.loc))
 
         def body(idx):

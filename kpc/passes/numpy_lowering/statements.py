@@ -131,6 +131,8 @@ class FunctionLowering:
                 # a.sort(): a sorted copy of each row, stored back.
                 return pre + self.store(s.value.args[0], low.sorted_in_place(s.value.args[0], pre), None, low, pre,
                                         s.loc)
+            if isinstance(s.value, n.Call) and s.value.func == "np.random.shuffle":
+                return pre + low.shuffle(s.value, pre)
             if isinstance(s.value, n.Call) and s.value.func == "np.fill_diagonal":
                 stmts = low.fill_diagonal(s.value, pre)
                 return pre + stmts

@@ -75,6 +75,15 @@ class Ufuncs:
         if name in ("deg2rad", "radians", "rad2deg", "degrees"):
             factor = math.pi / 180.0 if name in ("deg2rad", "radians") else 180.0 / math.pi
             return lambda x: b.binop("*", b.cast(x, dtype), b.const(factor, dtype), dtype)
+        if name == "sinc":
+            def sinc(x):
+                # Numba's np.sinc: x = 1e-20 where x is 0, then sin(pi x) / (pi x), in float64.
+                value = b.cast(x, FLOAT64)
+                zero = n.Compare("==", value, b.const(0.0, FLOAT64), BOOL, self.loc)
+                nudged = n.IfExp(zero, b.const(1e-20, FLOAT64), clone(value), FLOAT64, self.loc)
+                y = b.binop("*", nudged, b.const(math.pi, FLOAT64), FLOAT64)
+                return b.cast(b.binop("/", b.math("np.sin", [y], FLOAT64), clone(y), FLOAT64), dtype)
+            return sinc
         if name in ("logical_and", "logical_or"):
             op = name.split("_")[1]
             return lambda x, y: n.BoolOp(op, [x, y], BOOL, self.loc)

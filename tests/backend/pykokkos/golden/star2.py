@@ -114,6 +114,12 @@ def _write_back(original, used):
         original[...] = used
 
 
+def _value_check(ok, message):
+    """Raise NumPy's ValueError ``message`` where ``ok`` is false (an empty array's min, ...)."""
+    if not ok:
+        raise ValueError(message)
+
+
 _numba_source = None
 
 
@@ -312,7 +318,8 @@ def star2(grid, steps):
                 grid=grid_c,
                 tmp2=tmp2,
             )
-        max0 = abs(grid_c[0, 0])
+        _value_check(grid_c.shape[0] * grid_c.shape[1] > 0, 'zero-size array to reduction operation maximum which has no identity')
+        max0 = -math.inf
         nan0 = 0.0
         trip = grid_c.shape[0] * grid_c.shape[1]
         chunks = min(trip, 256)
