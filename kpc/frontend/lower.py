@@ -13,6 +13,8 @@ these normalizations, which do not change meaning:
 - ``for v in a``, ``for i, v in enumerate(a)`` and ``for v, w in zip(a, b)`` become index
   loops over ``range(len(a))`` (zip: the shortest length) whose body starts with ``v = a[i]``
   (``element_loop``);
+- a list of numbers (or of tuples) built in the kernel and used only as ``frontend.lists``
+  describes becomes growable NumPy buffers and a count (``rewrite_lists``);
 - ``a = b = v`` becomes one assignment per target, left to right, ``v`` evaluated once
   (``assign``);
 - calls of other kernels are bound positionally, with defaults filled in;
@@ -39,6 +41,7 @@ from kpc.ir.diagnostics import KpcError
 from kpc.ir.types import scalar
 
 from .decorators import JitSpec
+from .lists import rewrite_lists
 from .scope import MATH_CONSTANTS, NUMPY_CONSTANTS, ModuleScope, NotConstant
 from .unsupported import hint
 
@@ -168,6 +171,11 @@ class FunctionLowering:
         self.bindings = _bindings(body)
         self.params = {p.name for p in params}
         self.locals = set(self.bindings) | self.params
+        numpy = next((alias for alias, qualified in self.scope.aliases.items()
+                      if qualified == "numpy" and alias not in self.locals), None)
+        body = rewrite_lists(body, numpy, self.fresh_name, self.range_kind, self.params)
+        self.bindings = _bindings(body)
+        self.locals |= set(self.bindings)
         lowered = self.block(body)
         function = n.Function(
             self.name, params, self.frozen_arrays() + lowered, options=dict(self.spec.options),

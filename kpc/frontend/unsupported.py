@@ -9,7 +9,9 @@ from __future__ import annotations
 
 HINTS = {
     "class": "kernels work on scalars, tuples and NumPy arrays; pass an object's fields as arguments",
-    "list": "use a NumPy array (np.empty(n), np.zeros(n)) or a tuple of a few fixed values",
+    "list": "a list of numbers or tuples built in the kernel translates when it is only appended to, popped, "
+            "sorted, iterated, tested, measured with len() and turned into an array with np.array(); otherwise use a "
+            "NumPy array (np.empty(n), np.zeros(n)) or a tuple of a few fixed values",
     "dict": "use NumPy arrays indexed by integers instead of a dict",
     "set": "use a boolean NumPy array as a membership mask instead of a set",
     "string": "kernels compute on numbers; move string handling to the Python caller",

@@ -55,7 +55,7 @@ NUMPY_UFUNCS = {name: name for name in (
     "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh",
     "floor", "ceil", "trunc", "rint", "absolute", "fabs", "sign", "square", "cbrt",
     "negative", "positive", "reciprocal", "deg2rad", "rad2deg", "degrees", "radians",
-    "isnan", "isinf", "isfinite", "logical_not", "invert",
+    "isnan", "isinf", "isfinite", "logical_not", "invert", "conjugate",
     "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "power",
     "float_power", "mod", "remainder", "fmod", "arctan2", "hypot", "minimum", "maximum", "fmin",
     "fmax", "logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",

@@ -4,7 +4,7 @@
   are names; ``break``/``continue`` sit inside loops; kernel calls name functions of
   the module with the right number of arguments;
 - every name is assigned (or is a parameter) before it is used, on some path (a use
-  at the top of a loop may see an assignment later in the body);
+  at the top of a loop may see an assignment later in the body; ``x.dtype`` is not a use);
 - after ``infer-types`` (``typed=True``): every parameter, return type, local and
   expression has a type, and array arguments have the rank and dtype of the
   parameter they bind to on every call edge.
@@ -141,8 +141,12 @@ class _FunctionVerifier:
             raise self.error(name, f"local '{name.id}' has no entry in Function.locals")
 
     def uses(self, expr, defined: set) -> None:
+        # ``x.dtype`` reads the type of ``x``, not a value: a list's buffer takes the dtype of
+        # the item local its appends assign later (``frontend.lists``).
+        typeof = {id(node.value) for node in n.walk(expr)
+                  if isinstance(node, n.Attribute) and node.attr == "dtype" and isinstance(node.value, n.Name)}
         for node in n.walk(expr):
-            if isinstance(node, n.Name) and node.id not in defined:
+            if isinstance(node, n.Name) and node.id not in defined and id(node) not in typeof:
                 raise self.error(node, f"name '{node.id}' is used before it is assigned")
             if isinstance(node, n.Expr) and self.typed and getattr(node, "type", None) == UNKNOWN:
                 raise self.error(node, f"expression {node} has no type")

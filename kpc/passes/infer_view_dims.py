@@ -230,7 +230,10 @@ class _FunctionUses:
             elif isinstance(node, n.Index):
                 self.index(node)
             elif isinstance(node, n.Attribute) and isinstance(node.value, n.Name):
-                self.sym(node.value.id).array = True
+                # A local's .dtype says nothing of its rank: a list's item local (frontend.lists)
+                # holds the numbers appended to it.
+                if node.attr != "dtype" or node.value.id in {p.name for p in self.function.params}:
+                    self.sym(node.value.id).array = True
             elif isinstance(node, n.Call):
                 self.call(node)
             elif isinstance(node, n.BinOp) and node.op in _BITWISE:

@@ -76,11 +76,90 @@ def _returns_array(t) -> bool:
 
 
 def inlinable(callee: n.Function) -> bool:
-    """One ``return`` with a value, the last statement of the body."""
-    if not callee.body or not isinstance(callee.body[-1], n.Return) or callee.body[-1].value is None:
+    """One ``return`` with a value, the last statement of the body, or returns that
+    ``single_exit`` can gather into one."""
+    return _plain(callee.body) or single_exit(clone(callee.body), n.Name("result", callee.return_type)) is not None
+
+
+def _plain(body: list) -> bool:
+    if not body or not isinstance(body[-1], n.Return) or body[-1].value is None:
         return False
-    returns = [s for s in n.walk(callee.body) if isinstance(s, n.Return)]
-    return len(returns) == 1
+    return len([s for s in n.walk(body) if isinstance(s, n.Return)]) == 1
+
+
+def single_exit(body: list, result: n.Name) -> list | None:
+    """``body`` with each ``return v`` made ``result = v`` and the statements after an ``if``
+    that returns in one branch moved into its other branch, ending in ``return result``
+    (``if n < 3: return points.copy()`` ... ``return hull[:k - 1].copy()``); None when a
+    return sits in a loop, some paths of a block return and others fall through, or a
+    returned value is not of the result's type.
+
+    >>> from kpc.ir.types import FLOAT64, INT64, ArrayType
+    >>> from kpc.ir.printer import format_function
+    >>> vec, i = ArrayType(FLOAT64, 1, "C"), INT64
+    >>> x, k = n.Name("x", vec), n.Name("k", i)
+    >>> body = [n.If(n.Compare("<", k, n.Const(3, i)), [n.Return(x)]),
+    ...         n.Return(n.Call(".copy", [x], "numpy", type=vec))]
+    >>> print(format_function(n.Function("f", [n.Param("x", vec), n.Param("k", i)],
+    ...                                  single_exit(body, n.Name("result", vec)), vec)))
+    func @f(x: f64[:] C, k: i64) -> f64[:] C   role=entry
+      if k < 3:
+        result: f64[:] C = x
+      else:
+        result = x.copy()
+      return result
+    """
+    gathered = _gather(body, result)
+    if gathered is None or not gathered[1]:
+        return None
+    return gathered[0] + [n.Return(n.Name(result.id, result.type, result.loc), result.loc)]
+
+
+def _holds_return(stmt) -> bool:
+    return any(isinstance(s, n.Return) for s in n.walk(stmt))
+
+
+def _gather(block: list, result: n.Name):
+    """(the statements of ``block`` with returns made assignments, whether every path through
+    them ends in a return or a raise), or None; None too when some paths return and others
+    fall through (what follows the block would run after a return)."""
+    gathered = _gather_statements(block, result)
+    if gathered is not None and not gathered[1] and _holds_return(block):
+        return None
+    return gathered
+
+
+def _gather_statements(block: list, result: n.Name):
+    out = []
+    for k, stmt in enumerate(block):
+        if isinstance(stmt, n.Return):
+            value = stmt.value
+            if value is None or value.type != result.type and not (
+                    isinstance(value.type, ArrayType) and isinstance(result.type, ArrayType)
+                    and value.type.dtype == result.type.dtype and value.type.ndim == result.type.ndim
+                    and result.type.layout == "A"):
+                return None
+            out.append(n.Assign(n.Name(result.id, result.type, stmt.loc), value, stmt.loc))
+            return out, True
+        if isinstance(stmt, n.Raise):
+            out.append(stmt)
+            return out, True
+        if isinstance(stmt, n.If) and _holds_return(stmt):
+            body, orelse = _gather(stmt.body, result), _gather(stmt.orelse, result)
+            rest = _gather(block[k + 1:], result)
+            if body is None or orelse is None or rest is None:
+                return None
+            (body, body_exits), (orelse, orelse_exits), (rest, rest_exits) = body, orelse, rest
+            if not body_exits:
+                body, body_exits = body + rest, rest_exits
+            elif not orelse_exits:
+                orelse, orelse_exits = orelse + rest, rest_exits
+            out.append(n.If(stmt.test, body, orelse, stmt.loc))
+            return out, body_exits and orelse_exits
+        if _holds_return(stmt):
+            return None
+        out.append(stmt)
+    return out, False
 
 
 class _Inliner:
@@ -170,6 +249,10 @@ class _Inliner:
         for name, t in callee.locals.items():
             self.function.locals[mapping[name]] = t
         body = clone(callee.body)
+        if not _plain(body):
+            result = self.fresh("result", callee.name)
+            self.function.locals[result] = callee.return_type
+            body = single_exit(body, n.Name(result, callee.return_type, callee.loc))
         _rename(body, mapping)
         for node in n.walk(body):
             if isinstance(node, n.For):
@@ -184,8 +267,42 @@ class _Inliner:
                 and isinstance(result, n.TupleExpr) and len(result.elements) == len(stmt.target.elements)
                 and all(isinstance(t, n.Name) for t in stmt.target.elements)):
             return [n.Assign(target, value, stmt.loc) for target, value in zip(stmt.target.elements, result.elements)]
+        if (isinstance(stmt, n.Assign) and stmt.value is call and isinstance(stmt.target, n.Name)
+                and isinstance(result, n.TupleExpr)):
+            parts = self.split_tuple(stmt.target, result)
+            if parts is not None:
+                return parts
         _replace_node(stmt, call, result)
         return [stmt]
+
+    def split_tuple(self, target: n.Name, result: n.TupleExpr) -> list | None:
+        """``a = f(...)`` of a tuple holding arrays, read only as ``a[0]``, ``a[1]``, ...: one local
+        per element (``a0 = ...``; ``a[0]`` becomes ``a0``), since a Kokkos kernel has no tuple of
+        views to index. None when ``a`` is bound elsewhere or read otherwise."""
+        name, size = target.id, len(result.elements)
+        reads, items = 0, []
+        for node in n.walk(self.function.body):
+            if isinstance(node, n.Name) and node.id == name:
+                reads += 1
+            elif isinstance(node, n.Index) and isinstance(node.base, n.Name) and node.base.id == name:
+                k = node.indices[0].value if len(node.indices) == 1 and isinstance(node.indices[0], n.Const) else None
+                if not isinstance(k, int) or isinstance(k, bool) or not -size <= k < size:
+                    return None
+                items.append((node, k % size))
+            elif isinstance(node, (n.Assign, n.AugAssign)) and node.target is not target \
+                    and name in {x.id for x in n.walk(node.target) if isinstance(x, n.Name)}:
+                return None
+            elif isinstance(node, n.For) and node.var.id == name:
+                return None
+        if reads != len(items) + 1:
+            return None
+        names = [self.fresh(f"{name}{k}", "") for k in range(size)]
+        for local, value in zip(names, result.elements):
+            self.function.locals[local] = value.type
+        for node, k in items:
+            _replace_node(self.function, node, n.Name(names[k], result.elements[k].type, node.loc))
+        return [n.Assign(n.Name(local, value.type, target.loc), value, target.loc)
+                for local, value in zip(names, result.elements)]
 
 
 def _arguments(call: n.Call, callee: n.Function) -> list:

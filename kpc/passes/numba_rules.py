@@ -328,7 +328,7 @@ def _ufunc_loop(ufunc_name: str, dtypes: tuple) -> tuple:
     mixed = any(d.kind in "iu" for d in inputs) and any(d.kind in "cf" for d in inputs)
     for candidate in ufunc.types:
         ins, outs = candidate.split("->")
-        if "e" in ins or "O" in ins or any(c in "mMSUVgGF" for c in ins + outs):
+        if "e" in ins or "O" in ins or any(c in "mMSUVgG" for c in ins + outs):
             continue
         ok = True
         for have, want in zip(inputs, ins):

@@ -3,7 +3,8 @@ nested as an argument, returned, written after the call, called in a loop.
 
 Exercises: `y = scaled(x, 2.0)`; `lo, hi = split(x)` (a tuple of two new arrays);
 `back(u, forward(l, b))` (a call inside another call's arguments); `return scaled(x, 3.0)`
-and `return split(x)`; `y, n = with_count(x)` (an array and a scalar, through two levels);
+and `return split(x)`; `y, n = with_count(x)` (an array and a scalar, through two levels); a returned tuple bound
+to one name and read by constant indices (`parts = split(x)` ... `parts[0]`, `parts[-1]`);
 a helper that writes its argument and returns it (the caller's array is written and returned
 as itself); a helper called in every step of a loop, its result rebound (`v = step(v)`);
 keyword and default arguments. kpc inlines such calls (pass inline-array-calls): a Kokkos
@@ -123,6 +124,13 @@ def steps(x, k):
     return v
 
 
+@njit
+def indexed_parts(x):
+    parts = split(x)
+    pair = with_count(x)
+    return parts[0].sum() - parts[-1].sum() + pair[1], parts[1] * 2
+
+
 KPC_CASES = {
     "bound": {"args": {"x": ("n",)}, "dtypes": ["float64", "int64"], "sizes": [{"n": 1}, {"n": 9}],
               "layouts": ["C", "strided"]},
@@ -140,4 +148,6 @@ KPC_CASES = {
                 "dtypes": ["float64"], "sizes": [{"n": 1}, {"n": 9}], "layouts": ["C", "strided"]},
     "steps": {"args": {"x": ("n",), "k": {"kind": "scalar", "value": "k"}}, "dtypes": ["float64", "int64"],
               "sizes": [{"n": 3, "k": 0}, {"n": 9, "k": 3}], "layouts": ["C", "strided"]},
+    "indexed_parts": {"args": {"x": ("n",)}, "dtypes": ["float64", "int64"], "sizes": [{"n": 1}, {"n": 9}],
+                      "layouts": ["C", "strided"]},
 }

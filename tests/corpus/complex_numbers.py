@@ -3,7 +3,7 @@
 Exercises: `complex(re, im)`, `complex(x)`, imaginary literals; `+ - * /` mixing real and
 complex operands (float32 with complex64 stays complex64, float64 gives complex128); unary
 minus, `==`/`!=`; `.real`, `.imag`, `.conjugate()`, `abs(z)`; `np.exp`, `np.sqrt`, `np.abs`,
-`np.real`, `np.imag`, `np.conj`; complex scalars returned to Python; complex arguments
+`np.real`, `np.imag`, `np.conj` (of scalars and of complex arrays); complex scalars returned to Python; complex arguments
 (Python complex, np.complex128) and complex64/complex128 arrays read, written and allocated
 with `np.empty(n, dtype=np.complex128)`; a sum of complex values in a loop and in prange;
 `.real`/`.imag` (and `np.real`/`np.imag`) of complex arrays, 1-D and 2-D, in expressions and
@@ -94,6 +94,11 @@ def real_parts(x, out):
     return x.imag.sum() + np.real(x).max(), x.imag
 
 
+@njit
+def conjugates(z, w):
+    return np.conj(z) * w, np.conjugate(z[::-1] / 2), np.conj(w).sum(), np.sqrt(z) + np.exp(w)
+
+
 KPC_CASES = {
     "rotate": {
         "args": {"x": ("n",), "y": ("n",), "out": ("n",)},
@@ -151,6 +156,13 @@ KPC_CASES = {
         "dtypes": ["float64", "float32", "int64"],
         "sizes": [{"n": 1}, {"n": 40}],
         "writes": ["out"],
+    },
+    "conjugates": {
+        "args": {"z": ("n", "m"), "w": ("n", "m")},
+        "dtypes": ["complex128", "complex64"],
+        "sizes": [{"n": 1, "m": 1}, {"n": 9, "m": 4}],
+        "layouts": ["C", "F", "strided"],
+        "rtol": {"complex128": 1e-12, "complex64": 1e-5},
     },
     "parallel_total": {
         "args": {"z": ("n",)},

@@ -22,7 +22,9 @@ def kernel(body: str, params: str = "a, n", decorator: str = "@njit", prelude: s
 # (construct name, module source, marker: the text the caret must point at, on the first line holding it)
 CASES = [
     ("class", kernel("class Point:\n    pass\nreturn n"), "class Point"),
-    ("list", kernel("xs = [1, 2, n]\nreturn n"), "[1, 2, n]"),
+    ("list", kernel("xs = [1, 2, n]\nreturn xs[n]"), "[1, 2, n]"),
+    ("list", kernel("xs = []\nfor i in prange(n):\n    xs.append(i)\nreturn len(xs)"), "[]"),
+    ("list", kernel("xs = [n]\nreturn n > 0 and xs.pop() > 0"), "[n]"),
     ("dict", kernel("d = {1: n}\nreturn n"), "{1: n}"),
     ("set", kernel("s = {1, n}\nreturn n"), "{1, n}"),
     ("string", kernel('s = "text"\nreturn n'), '"text"'),
@@ -116,7 +118,7 @@ def test_catalogue_has_at_least_twenty_constructs():
 
 def test_strict_raises_the_first_diagnostic(tmp_path):
     path = tmp_path / "kernels.py"
-    path.write_text(kernel("xs = [1, 2]\nreturn n"))
+    path.write_text(kernel("xs = [1, 2]\nreturn xs"))
     with pytest.raises(KpcError) as info:
         load_module(path, strict=True)
     assert info.value.diagnostic.construct == "list"

@@ -237,8 +237,8 @@ def _expr(e, env):
         return {"-": lambda: -v, "+": lambda: +v, "not": lambda: not v, "~": lambda: ~v}[e.op]()
     if isinstance(e, n.Compare):
         return _CMP[e.op](_expr(e.left, env), _expr(e.right, env))
-    if isinstance(e, n.BoolOp):
-        values = [_expr(v, env) for v in e.values]
+    if isinstance(e, n.BoolOp):  # short-circuit, as Python and C++ do (`c >= w or out[r, c]`)
+        values = (_expr(v, env) for v in e.values)
         return all(values) if e.op == "and" else any(values)
     if isinstance(e, n.IfExp):
         return _expr(e.body, env) if _expr(e.test, env) else _expr(e.orelse, env)
@@ -269,7 +269,10 @@ def _expr(e, env):
             return run(env[_FUNCTIONS][e.func], *args, functions=env[_FUNCTIONS])
         if e.kind == "math":
             if any(isinstance(a, complex) for a in args):
-                return getattr(cmath, e.func.split(".")[-1])(*args)
+                name = e.func.split(".")[-1]
+                if name in ("conj", "conjugate"):
+                    return args[0].conjugate()
+                return getattr(cmath, name)(*args)
             return _MATH[e.func.split(".")[-1]](*args)
         if e.kind == "builtin":
             return {"abs": abs, "min": min, "max": max, "len": len, "int": int, "float": float, "round": round,

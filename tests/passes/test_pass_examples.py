@@ -15,7 +15,7 @@ from source_ir import load
 
 from kpc.ir.printer import format_function
 from kpc.passes import (array_accesses, dependence, error_model, explain, host_routines, infer_types, infer_view_dims,
-                        liveness, subscripts)
+                        inline_array_calls, liveness, subscripts)
 from kpc.passes.explain import explain as explain_module
 from kpc.passes.manager import PASSES, PassContext, _load_all, run_pipeline
 
@@ -267,7 +267,7 @@ def test_docstring_example(name):
 # Modules whose doctests run here: the analyses the passes share, and the passes whose example is a
 # doctest of their module rather than a Before:: block (infer-types, infer-view-dims, error-model).
 DOCTESTED = [dependence, liveness, array_accesses, subscripts, explain, host_routines, infer_types, infer_view_dims,
-             error_model]
+             error_model, inline_array_calls]
 
 
 def test_every_pass_has_an_example_that_runs():

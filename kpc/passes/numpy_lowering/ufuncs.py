@@ -68,6 +68,8 @@ class Ufuncs:
             return lambda x: b.binop("/", b.const(1, dtype), x, dtype)
         if name == "positive" or (name in ("conj", "conjugate") and not dtype.is_complex):
             return lambda x: b.cast(x, dtype)
+        if name in ("conj", "conjugate"):
+            return lambda x: b.math("np.conj", [b.cast(x, dtype)], dtype)
         if name == "invert":
             return lambda x: n.UnaryOp("not" if dtype.is_bool else "~", x, dtype, self.loc)
         if name in ("deg2rad", "radians", "rad2deg", "degrees"):
