@@ -90,6 +90,7 @@ def main(argv=None) -> int:
         missing = wanted - {e.name for e in entries}
         if missing:
             parser.error(f"no entries named {', '.join(sorted(missing))}")
+    commit = _commit()  # before the builds: a commit made while the run goes on is not what it measured
     repeats = args.repeats or (3 if args.quick else 7)
     budget = args.budget or (2.0 if args.quick else 1.0 if collection else 20.0)
 
@@ -165,7 +166,7 @@ def main(argv=None) -> int:
     label = "quick" if args.quick else "full"  # the full suite's labels, as before --suite
     meta = {"suite": label if args.suite == "full" else f"{args.suite} ({label})", "space": args.space, "repeats": repeats,
             "numba_threads": os.environ["NUMBA_NUM_THREADS"], "omp_threads": os.environ["OMP_NUM_THREADS"],
-            "cpus": os.cpu_count(), "cpu": _cpu_model(), "commit": _commit(), "skipped": skipped,
+            "cpus": os.cpu_count(), "cpu": _cpu_model(), "commit": commit, "skipped": skipped,
             "budget_s": budget, "command": " ".join(["benchmarks/run.py", *(argv if argv is not None else sys.argv[1:])])}
     notes = ""
     if collection:
