@@ -31,6 +31,7 @@ PIPELINES = {
         "cost-guard",
         "simplify-powers",
         "if-convert",
+        "periodic-neighbors",
         "hoist-invariants",
         "choose-schedule",
         "choose-teams",
