@@ -33,6 +33,7 @@ PIPELINES = {
         "if-convert",
         "periodic-neighbors",
         "hoist-invariants",
+        "hoist-division-checks",
         "choose-schedule",
         "choose-teams",
         "choose-host-forms",

@@ -138,6 +138,12 @@ EXAMPLES = {
                         crc >>= 1
             return crc ^ 0xFFFFFFFF
         """),
+    "hoist-division-checks": (["error-model"], {"scaled": "(f8[:], f8[:], f8)"}, """
+        @njit
+        def scaled(x, out, d):
+            for i in range(x.shape[0]):
+                out[i] = x[i] / (2.0 * d)
+        """),
     "periodic-neighbors": ([], {"area": "(f8[:, :],)"}, """
         @njit
         def area(poly):
