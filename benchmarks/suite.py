@@ -115,6 +115,30 @@ SLOW_SHAPES = [
 ]
 SUITES = {"full": SUITE, "products": PRODUCTS, "kernel_api": KERNEL_API, "slow_shapes": SLOW_SHAPES}
 
+# The two public-style collections (issue 32): every kernel their files' KPC_CASES list, timed at
+# that kernel's largest case (the last size listed) in its first dtype; `benchmarks/run.py --suite collection`.
+COLLECTIONS = [COLLECTION, COLLECTION.parent / "collection2"]
+
+
+def collection_entries(prefixes: list | None = None) -> list:
+    """One entry per listed kernel of the collections, labelled ``file_stem.kernel``; ``prefixes``
+    keeps the labels that start with one of them (``a0,c2_06``)."""
+    from kpc.check.spec import load_cases
+
+    entries = []
+    for folder in COLLECTIONS:
+        for path in sorted(folder.glob("*.py")):
+            for kernel, case in load_cases(path).cases.items():
+                label = f"{path.stem}.{kernel}"
+                if prefixes and not any(label.startswith(prefix) for prefix in prefixes):
+                    continue
+                largest = dict(case.sizes[-1])
+                size_key = max(largest, key=lambda name: largest[name]) if largest else "n"
+                if not largest:
+                    largest["n"] = 1  # a case without sizes: the row's x position only
+                entries.append(Entry(str(path), kernel, [largest], size_key, case.dtypes[0], label))
+    return entries
+
 
 def quick(entries: list) -> list:
     """The same entries on their two smallest sizes."""

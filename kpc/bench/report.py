@@ -141,14 +141,41 @@ def plot(rows: list, path: str) -> None:
     plt.close(fig)
 
 
-def write(rows: list, meta: dict, out_dir: str, stem: str = "results") -> dict:
+def plot_ranked(rows: list, path: str) -> None:
+    """One size per kernel and many kernels: every kernel's speed-up (best-of-n, and the median),
+    slowest first, against the 0.9× line."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ranked = sorted((r.speedup(t), r.speedup(t, "median")) for r in rows for t in r.targets())
+    fig, ax = plt.subplots(figsize=(10, 5.5))
+    ax.plot(range(len(ranked)), [best for best, _ in ranked], "o", markersize=3, label="best of n")
+    ax.plot(range(len(ranked)), [median for _, median in ranked], "x", markersize=3, label="median")
+    ax.axhline(1.0, color="black", linewidth=0.8, linestyle="--")
+    ax.axhline(0.9, color="red", linewidth=0.8, linestyle=":", label="0.9×")
+    ax.set_yscale("log")
+    ax.set_xlabel("kernels, slowest first (by best-of-n)")
+    ax.set_ylabel("speed-up over Numba")
+    ax.set_title(f"kpc vs Numba, {len(ranked)} kernels at their largest case; geomean {geomean(b for b, _ in ranked):.2f}×")
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def write(rows: list, meta: dict, out_dir: str, stem: str = "results", notes: str = "",
+          ranked: bool = False) -> dict:
+    """STEM.json, STEM.md (the table, then ``notes``) and STEM.png under ``out_dir``; ``ranked``:
+    the plot ranks the kernels (``plot_ranked``) instead of drawing speed-up against size."""
     os.makedirs(out_dir, exist_ok=True)
     paths = {ext: os.path.join(out_dir, f"{stem}.{ext}") for ext in ("json", "md", "png")}
     with open(paths["json"], "w") as f:
         f.write(to_json(rows, meta))
     with open(paths["md"], "w") as f:
-        f.write(to_markdown(rows))
-    plot(rows, paths["png"])
+        f.write(to_markdown(rows) + notes)
+    (plot_ranked if ranked else plot)(rows, paths["png"])
     return paths
 
 

@@ -138,6 +138,23 @@ EXAMPLES = {
                         crc >>= 1
             return crc ^ 0xFFFFFFFF
         """),
+    "hoist-division-checks": (["error-model"], {"scaled": "(f8[:], f8[:], f8)"}, """
+        @njit
+        def scaled(x, out, d):
+            for i in range(x.shape[0]):
+                out[i] = x[i] / (2.0 * d)
+        """),
+    "periodic-neighbors": ([], {"area": "(f8[:, :],)"}, """
+        @njit
+        def area(poly):
+            n = poly.shape[0]
+            a = 0.0
+            for i in range(n):
+                a += poly[i, 0] * poly[(i + 1) % n, 1] - poly[(i + 1) % n, 0] * poly[i, 1]
+            for i in range(n):
+                a += poly[(i - 1) % n, 0]
+            return 0.5 * a
+        """),
     "hoist-invariants": (ANALYSIS + ["simplify-powers"], {"twiddle": "(c16[:, :],)"}, """
         @njit
         def twiddle(x):

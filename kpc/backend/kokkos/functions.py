@@ -80,6 +80,7 @@ class FunctionEmitter(StatementEmitter, AllocationEmitter, RegionEmitter, Combin
         self.regions = 0
         self.accumulators: list = []
         self.scatter_access: dict = {}
+        self.plain_updates = False  # emitting a region's serial arm: atomic updates print as plain ones
         self.uses_scatter = False
         skip = {p.name for p in function.params}
         self.plan = analysis.plan_declarations(function.body, skip, self.is_region)

@@ -160,7 +160,8 @@ class StatementEmitter:
         if s.atomic and isinstance(target, n.Index) and getattr(target.base, "id", None) in self.scatter_access:
             self.scatter_update(s, lhs, lhs_t)
             return
-        if s.atomic and (self.in_region or self.variant == "device") and self.unit.space != "serial":
+        if (s.atomic and (self.in_region or self.variant == "device") and self.unit.space != "serial"
+                and not self.plain_updates):
             # Kokkos' atomics deduce one type from both arguments: the value must have the element's.
             value = self.expr.emit(s.value, lhs_t)
             if isinstance(s.value, (n.Const, n.GlobalConst)):

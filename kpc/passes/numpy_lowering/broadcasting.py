@@ -37,7 +37,7 @@ class Broadcasting:
                     self.shape_hint = hint[len(hint) - ty.ndim:]
                 values.append(self.array(op, pre))
             else:
-                values.append(self.drawn_once(self.scalar(op, pre), pre))
+                values.append(self.evaluated_once(self.scalar(op, pre), pre))
         arrays = [v for v in values if isinstance(v, ArrayValue)]
         rank = max(v.ndim for v in arrays)
         extents: list = []

@@ -295,19 +295,22 @@ class ElementLowering(Shapes, Broadcasting, NumpyCalls, Ufuncs, Reductions, Matr
             func, params = "np.random.random" if name == "rand" else "np.random.standard_normal", []
         else:
             shape = self.shape_arg(call.args[-1], pre)
-            func, params = call.func, [self.drawn_once(self.scalar(a, pre), pre) for a in call.args[:-1]]
+            func, params = call.func, [self.evaluated_once(self.scalar(a, pre), pre) for a in call.args[:-1]]
 
         def draw(idx, body):
             return n.Call(func, [clone(p) for p in params], "random", {}, dtype, self.loc)
 
         return ArrayValue(shape, draw, dtype)
 
-    def drawn_once(self, expr, pre: list):
-        """A scalar operand that draws random numbers, computed once into a local before the
-        statement (NumPy draws it once, not once per element); any other expression as is."""
-        if not any(isinstance(x, n.Call) and x.kind == "random" for x in n.walk(expr)):
+    def evaluated_once(self, expr, pre: list):
+        """A scalar operand that draws random numbers or calls a kernel, computed once into a
+        local before the statement (NumPy evaluates it once, not once per element: a row's
+        ``x - logsumexp(x)`` called logsumexp per element, m times its cost); any other
+        expression as is."""
+        calls = [x.kind for x in n.walk(expr) if isinstance(x, n.Call) and x.kind in ("random", "kernel")]
+        if not calls:
             return expr
-        name = self.namer.fresh("draw", expr.type)
+        name = self.namer.fresh("draw" if "random" in calls else "once", expr.type)
         pre.append(n.Assign(self.b.name(name, expr.type), expr, self.loc))
         return self.b.name(name, expr.type)
 

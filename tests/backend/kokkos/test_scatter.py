@@ -1,6 +1,7 @@
 """Scatter updates in parallel loops (``hist[idx[i]] += 1``): on OpenMP the region also gets
 a privatized version (per-thread copies through a Kokkos ScatterView, summed after the
-loop) that runs instead of the atomic one when the copies are small next to the loop;
+loop) that runs instead of the atomic one when the copies are small next to the loop, and
+the cost guard's serial arm (small sizes) updates in place without atomics;
 Serial updates in place without atomics; CUDA keeps atomics. The compiled kernels agree
 with NumPy on both sides of that run-time choice."""
 
@@ -59,6 +60,15 @@ def test_serial_space_updates_in_place_without_atomics():
     assert "atomic" not in text and "kpc_scatter" not in text and "scatter_pays" not in text
 
 
+def test_openmp_serial_arm_updates_without_atomics():
+    text = cpp("count_labels(int64[::1], int64[::1])")
+    serial_arm = text.split("auto kpc_serial_body = KOKKOS_LAMBDA(const int64_t i) {", 1)[1].split("};", 1)[0]
+    assert "hist(kpc::wrap(idx(i), kpc::extent(hist, 0))) += 1;" in serial_arm
+    assert "atomic" not in serial_arm
+    assert "kpc_serial_body(i);" in text  # called by the guard's serial arm
+    assert "Kokkos::atomic_add(&hist(" in text  # the parallel arm keeps its atomics
+
+
 def test_cuda_keeps_atomics():
     text = cpp("count_labels(int64[::1], int64[::1])", space="cuda")
     assert "Kokkos::atomic_add(&hist(" in text
@@ -77,10 +87,11 @@ def kernels(request, tmp_path_factory):
 # privatized version (2 x 16 elements of copies); 5000 labels into 50000 bins the atomic one.
 PRIVATIZED = (100_000, 16)
 ATOMIC = (5_000, 50_000)
+SERIAL_ARM = (50, 16)  # below the cost guard: one thread, plain updates
 
 
 @pytest.mark.compile
-@pytest.mark.parametrize("n,bins", [PRIVATIZED, ATOMIC], ids=["privatized", "atomic"])
+@pytest.mark.parametrize("n,bins", [PRIVATIZED, ATOMIC, SERIAL_ARM], ids=["privatized", "atomic", "serial-arm"])
 def test_counts_match_bincount(kernels, n, bins):
     rng = np.random.default_rng(n)
     idx = rng.integers(0, bins, n)
@@ -94,7 +105,7 @@ def test_counts_match_bincount(kernels, n, bins):
 
 
 @pytest.mark.compile
-@pytest.mark.parametrize("n,bins", [PRIVATIZED, ATOMIC], ids=["privatized", "atomic"])
+@pytest.mark.parametrize("n,bins", [PRIVATIZED, ATOMIC, SERIAL_ARM], ids=["privatized", "atomic", "serial-arm"])
 def test_additions_and_subtractions_match_numpy(kernels, n, bins):
     rng = np.random.default_rng(n + 1)
     idx = rng.integers(0, bins, n)
