@@ -13,6 +13,7 @@ these normalizations, which do not change meaning:
 - ``for v in a``, ``for i, v in enumerate(a)`` and ``for v, w in zip(a, b)`` become index
   loops over ``range(len(a))`` (zip: the shortest length) whose body starts with ``v = a[i]``
   (``element_loop``);
+- a loop's ``else`` clause becomes a flag set before its breaks (``frontend.loop_else``);
 - a list of numbers (or of tuples) built in the kernel and used only as ``frontend.lists``
   describes becomes growable NumPy buffers and a count (``rewrite_lists``);
 - ``a = b = v`` becomes one assignment per target, left to right, ``v`` evaluated once
@@ -42,6 +43,7 @@ from kpc.ir.types import scalar
 
 from .decorators import JitSpec
 from .lists import rewrite_lists
+from .loop_else import rewrite_loop_else
 from .scope import MATH_CONSTANTS, NUMPY_CONSTANTS, ModuleScope, NotConstant
 from .unsupported import hint
 
@@ -173,6 +175,7 @@ class FunctionLowering:
         self.locals = set(self.bindings) | self.params
         numpy = next((alias for alias, qualified in self.scope.aliases.items()
                       if qualified == "numpy" and alias not in self.locals), None)
+        body = rewrite_loop_else(body, self.fresh_name)
         body = rewrite_lists(body, numpy, self.fresh_name, self.range_kind, self.params)
         self.bindings = _bindings(body)
         self.locals |= set(self.bindings)

@@ -53,6 +53,32 @@ def is_sorted(x):
     return False
 
 
+
+@njit
+def first_row_without(a, value):
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            if a[i, j] == value:
+                break
+        else:
+            return i
+    return -1
+
+
+@njit
+def total_until(x, limit):
+    i = 0
+    total = 0.0
+    while i < x.shape[0]:
+        if total > limit:
+            break
+        total += x[i]
+        i += 1
+    else:
+        total = -total
+    return total
+
+
 KPC_CASES = {
     "first_above": {
         "args": {"x": ("n",), "threshold": {"kind": "scalar", "value": "t", "dtype": "float64"}},
@@ -75,6 +101,20 @@ KPC_CASES = {
         "sizes": [{"n": 0, "m": 3}, {"n": 7, "m": 0}, {"n": 33, "m": 17}],
         "writes": ["out"],
         "layouts": ["C", "F", "strided"],
+    },
+    "first_row_without": {
+        "args": {
+            "a": {"kind": "array", "shape": ("n", "m"), "low": 0, "high": 4},
+            "value": {"kind": "scalar", "value": 1, "dtype": "int64"},
+        },
+        "dtypes": ["int64"],
+        "sizes": [{"n": 0, "m": 3}, {"n": 5, "m": 0}, {"n": 40, "m": 3}, {"n": 40, "m": 12}],
+        "layouts": ["C", "strided"],
+    },
+    "total_until": {
+        "args": {"x": ("n",), "limit": {"kind": "scalar", "value": "t", "dtype": "float64"}},
+        "dtypes": ["float64"],
+        "sizes": [{"n": 0, "t": 1}, {"n": 1, "t": 5}, {"n": 50, "t": 3}, {"n": 50, "t": 1000}],
     },
     "is_sorted": {
         "args": {"x": ("n",)},

@@ -40,9 +40,7 @@ CORPUS = Path(__file__).resolve().parent
 REPO = CORPUS.parent.parent
 
 # Kernels of KPC_CASES that stay Numba today, and why; every other one must run as Kokkos C++.
-EXPECTED_FALLBACKS = {
-    "early_exit.py": {"is_sorted"},  # for-else: the frontend keeps it as Numba
-}
+EXPECTED_FALLBACKS: dict = {}
 
 SPACES = ("openmp", "serial")
 

@@ -55,8 +55,6 @@ CASES = [
     ("in operator", kernel("if n in (1, 2):\n    return 0\nreturn n"), "n in (1, 2)"),
     ("walrus", kernel("if (m := n + 1) > 2:\n    return m\nreturn n"), "m := n + 1"),
     ("match", kernel("match n:\n    case 1:\n        return 1\nreturn n"), "match n"),
-    ("for-else", kernel("for i in range(n):\n    pass\nelse:\n    n = 0\nreturn n"), "for i"),
-    ("while-else", kernel("while n > 0:\n    n -= 1\nelse:\n    n = 5\nreturn n"), "while n"),
     ("iteration over a non-array", kernel("s = 0.0\nfor v in (1, 2.0):\n    s += v\nreturn s"), "(1, 2.0)"),
     ("iteration over a non-array", kernel("s = 0\nfor i, k in enumerate(range(n)):\n    s += k\nreturn s"),
      "range(n)"),

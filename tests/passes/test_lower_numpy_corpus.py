@@ -32,7 +32,7 @@ CORPUS = Path(__file__).resolve().parents[1] / "corpus"
 
 # Kernels kpc keeps as Numba, and the construct its diagnostic names (as EXPECTED_FALLBACKS in
 # tests/corpus/test_corpus_kokkos.py): any other rejection is a failure.
-KEPT_AS_NUMBA = {("early_exit", "is_sorted"): "for-else"}
+KEPT_AS_NUMBA: dict = {}
 
 
 def _cases(path: Path) -> dict:
