@@ -660,13 +660,6 @@ inline py::object to_cupy(py::object value) {
   return value;
 }
 
-// One binding call, inside kpc::call_guard (so one at a time: the CUDA-argument count and the
-// caller's stream are the call's own): resets them; result() converts what is returned and
-// orders the call's kernels before what comes next: the caller's stream (see above) when an
-// argument was a CUDA array and nothing is returned, otherwise a fence (what is returned, NumPy
-// arrays in managed memory, scalars, is read by the host). The CUDA
-// runtime keeps a current device per host thread, and a Python thread other than the one that
-// initialized Kokkos starts on device 0, so each thread is moved to Kokkos' device once.
 // The host side of the module's device error slot (kpc_semantics.hpp's device_error_slot): mapped
 // pinned memory, so that reading it after a fence costs no CUDA call.
 inline volatile int* device_errors() {
@@ -682,6 +675,13 @@ inline volatile int* device_errors() {
   return slot;
 }
 
+// One binding call, inside kpc::call_guard (so one at a time: the CUDA-argument count and the
+// caller's stream are the call's own): resets them; result() converts what is returned and
+// orders the call's kernels before what comes next: the caller's stream (see above) when an
+// argument was a CUDA array and nothing is returned, otherwise a fence (what is returned, NumPy
+// arrays in managed memory, scalars, is read by the host). The CUDA
+// runtime keeps a current device per host thread, and a Python thread other than the one that
+// initialized Kokkos starts on device 0, so each thread is moved to Kokkos' device once.
 struct call_scope {
   call_scope() {
     thread_local const bool on_kokkos_device = [] {
