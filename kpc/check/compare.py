@@ -28,6 +28,12 @@ import numpy as np
 _DEFAULT_RTOL = {"float64": 1e-12, "float32": 1e-5, "float16": 1e-3}
 
 
+class NumbaDepartsFromPython(UserWarning):
+    """A kernel's output differs from Numba's but agrees with the kernel run as plain Python
+    (Numba departs from Python there). Defined in an importable module: pytest-xdist's
+    controller imports a warning's class by module name, and a test module is not one."""
+
+
 def default_rtol(dtype: object) -> float:
     """Relative tolerance for results computed in ``dtype`` (0.0 for exact types)."""
     dt = np.dtype(dtype)

@@ -35,6 +35,7 @@ import pytest
 
 from kpc.api import build_pykokkos
 from kpc.check import corpus_files, load_cases
+from kpc.check.compare import NumbaDepartsFromPython
 from kpc.check.inputs import variants
 from kpc.check.runner import check_file, import_path
 
@@ -45,10 +46,6 @@ from contract_interpreter import ContractInterpreter  # noqa: E402
 from pykokkos_corpus_builds import build_for_dtype, dtypes_of  # noqa: E402
 
 HAVE_SCIPY = importlib.util.find_spec("scipy") is not None
-
-
-class NumbaDepartsFromPython(UserWarning):
-    """A mismatch with Numba accepted because the PyKokkos output agrees with the kernel run as Python."""
 
 
 def _params():
