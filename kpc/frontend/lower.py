@@ -244,9 +244,7 @@ class FunctionLowering:
                                 loc=self.loc(node))]
         if isinstance(node, ast.For):
             return self.for_loop(node)
-        if isinstance(node, ast.While):
-            if node.orelse:
-                raise self.reject(node, "while-else")
+        if isinstance(node, ast.While):  # an else clause is gone by now (rewrite_loop_else)
             return [n.While(self.expr(node.test), self.block(node.body), loc=self.loc(node))]
         if isinstance(node, ast.If):
             return [n.If(self.expr(node.test), self.block(node.body), self.block(node.orelse),
@@ -363,9 +361,7 @@ class FunctionLowering:
         return self.reject(node, "starred assignment target",
                            f"{ast.unparse(node)} (Numba does not compile starred unpacking either)")
 
-    def for_loop(self, node: ast.For) -> list:
-        if node.orelse:
-            raise self.reject(node, "for-else")
+    def for_loop(self, node: ast.For) -> list:  # an else clause is gone by now (rewrite_loop_else)
         kind = self.range_kind(node.iter)
         if kind is None and isinstance(node.iter, ast.Call) and self.qualify(node.iter.func) == "numpy.ndindex":
             return self.ndindex_loop(node)

@@ -50,8 +50,6 @@ HINTS = {
     "walrus": "assign the value in its own statement before using it",
     "match": "use if/elif/else",
     "object mode": "remove forceobj=True: only nopython kernels are translated",
-    "for-else": "use a flag variable set before break, and test it after the loop",
-    "while-else": "use a flag variable set before break, and test it after the loop",
     "iteration over a non-array": "loop over range(...), an array, enumerate(array) or zip(array, ...)",
     "tuple loop target": "unpack only enumerate(a), zip(a, b) or the rows of a tuple of constant tuples "
                          "(for di, dj in ((0, 1), (1, 0))); otherwise loop over an index and unpack inside the body",
