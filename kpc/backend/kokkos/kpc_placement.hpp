@@ -45,14 +45,32 @@ struct placed {
   guard_site* site;  // never freed: the session's list of guard sites may point at it
 };
 
+// The item size of a NumPy dtype (its descriptor's layout changed in NumPy 2; pybind11 reads it
+// for the NumPy it runs with from 2.12 on).
+inline int64_t array_itemsize(PyObject* descr) {
+#if PYBIND11_VERSION_HEX >= 0x020C0000
+  if (py::detail::npy_api::get().PyArray_RUNTIME_VERSION_ < 0x12) {
+    return py::detail::array_descriptor1_proxy(descr)->elsize;
+  }
+  return py::detail::array_descriptor2_proxy(descr)->elsize;
+#else
+  return py::detail::array_descriptor_proxy(descr)->elsize;
+#endif
+}
+
 // Bytes held by the array arguments of a call (NumPy arrays, and objects with `nbytes`
 // such as CuPy arrays); numbers count nothing. -1 with a Python error set on failure.
 inline int64_t argument_bytes(PyObject* const* args, Py_ssize_t nargs) {
   int64_t total = 0;
   for (Py_ssize_t k = 0; k < nargs; ++k) {
     PyObject* value = args[k];
-    if (py::isinstance<py::array>(value)) {
-      total += py::reinterpret_borrow<py::array>(value).nbytes();
+    if (py::detail::npy_api::get().PyArray_Check_(value)) {
+      // read through NumPy's structs, as dispatch_key does: pybind11's array and dtype handles
+      // cost a reference count each (about 10 ns an argument, a tenth of a 0.5 us call's hop)
+      const auto* array = py::detail::array_proxy(value);
+      int64_t count = 1;
+      for (int d = 0; d < array->nd; ++d) count *= array->dimensions[d];
+      total += count * static_cast<int64_t>(array_itemsize(array->descr));
     } else if (!PyFloat_Check(value) && !PyLong_Check(value) && !PyComplex_Check(value)) {
       // (not hasattr(__cuda_array_interface__): CuPy builds that dict on every access)
       PyObject* nbytes = PyObject_GetAttr(value, cupy_names().nbytes);
@@ -98,9 +116,11 @@ inline bool choose_host(placed* self, guard_call& timing, int c) {
   guard_site& site = *self->site;
   if (!site.learned(c)) return timing.timed(c, site.learning_serially(c, self->prefer_host != 0));
   const bool host_faster = site.faster_serially(c);
+  const int d = site.tick(c);
+  if (!guard_site::near_recheck(d)) return host_faster;  // most calls: no ratio to work out
   const double host_ns = static_cast<double>(site.best_ns[0][c].load(std::memory_order_relaxed));
   const double device_ns = static_cast<double>(site.best_ns[1][c].load(std::memory_order_relaxed));
-  switch (site.recheck(c, first_recheck(host_faster ? device_ns / host_ns : host_ns / device_ns))) {
+  switch (guard_site::recheck_at(d, first_recheck(host_faster ? device_ns / host_ns : host_ns / device_ns))) {
     case 1: return timing.timed(c, !host_faster);
     case 2: return timing.timed(c, host_faster);
     default: return host_faster;

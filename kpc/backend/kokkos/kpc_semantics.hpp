@@ -612,8 +612,22 @@ struct guard_site {
 
   // How this learned call of class c runs: 1 the slower path, timed (the call before each
   // power of two from `first`, itself a power of two), 2 the faster, timed (the call at it), 0 the faster.
-  int recheck(int c, int first = kGuardRecheck) {
-    const int d = decided[c].fetch_add(1, std::memory_order_relaxed);
+  // The count is a load and a store, not an atomic add: a locked add on every decided call cost
+  // more than the rest of a placed call's choice, and a count two threads race on only moves a
+  // recheck by a call.
+  int recheck(int c, int first = kGuardRecheck) { return recheck_at(tick(c), first); }
+
+  // The decided calls of class c before this one (counted).
+  int tick(int c) {
+    const int d = decided[c].load(std::memory_order_relaxed);
+    decided[c].store(d < std::numeric_limits<int>::max() - 1 ? d + 1 : d, std::memory_order_relaxed);
+    return d;
+  }
+
+  // Whether the call after d decided calls may be a recheck (d or d + 1 a power of two).
+  static bool near_recheck(int d) { return ((d + 1) & d) == 0 || (d & (d - 1)) == 0; }
+
+  static int recheck_at(int d, int first) {
     if (d + 1 >= first && ((d + 1) & d) == 0) return 1;
     if (d >= first && (d & (d - 1)) == 0) return 2;
     return 0;
