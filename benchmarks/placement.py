@@ -1,7 +1,7 @@
 """Placement on a GPU build: kernels timed under Numba on every host core, kpc ``--space openmp`` and
 kpc ``--space cuda`` (host and device builds, placed per call), with NumPy and with device arrays.
 
-    PYTHONPATH=. python3 benchmarks/placement.py OUT_DIR [--quick] [--collection] [--first-call] [--only=LABEL,...] [--budget=S]
+    PYTHONPATH=. python3 benchmarks/placement.py OUT_DIR [--quick] [--collection | --collection2] [--first-call] [--only=LABEL,...] [--budget=S]
 
 Needs ``KOKKOS_ROOT`` (a CUDA Kokkos) and ``KPC_HOST_KOKKOS_ROOT`` (the CPU Kokkos of the host
 builds, which the ``--space openmp`` builds use too: the bar is kpc's own host build), CuPy, and
@@ -13,7 +13,8 @@ eight calls (the placed function learns there), best and median of at least seve
 for the STREAM triad CuPy's own elementwise kernel. ``--collection``: every KPC_CASES kernel of
 examples/collection at its largest case size, NumPy arguments only, 0.6 s of interleaved runs
 each (their Numba references compiled beforehand, in parallel with kpc's builds, by processes of
-``--warm-numba`` that fill Numba's on-disk cache). ``--first-call``: a kernel
+``--warm-numba`` that fill Numba's on-disk cache); ``--collection2`` the same for
+examples/collection2. ``--first-call``: a kernel
 built without signatures, its first call in a fresh process (host build compiled, toolchain
 prepared) and how long the device build takes to take over; then a process that finds both
 builds cached.
@@ -277,11 +278,11 @@ def suite_rows(entries, out: Path) -> list:
     return rows
 
 
-def collection_rows(out: Path) -> list:
+def collection_rows(out: Path, folder: str = "collection") -> list:
     from kpc.check.runner import case_signatures
     from kpc.check.spec import load_cases
 
-    files = sorted(str(p) for p in (REPO / "examples" / "collection").glob("*.py")
+    files = sorted(str(p) for p in (REPO / "examples" / folder).glob("*.py")
                    if not ONLY or any(prefix.startswith(p.stem) or p.stem.startswith(prefix) for prefix in ONLY))
     jobs = [(path, {kernel: [s for s in case_signatures(path, [kernel])]}) for path in files
             for kernel in load_cases(path).cases]
@@ -489,8 +490,8 @@ def main(argv) -> int:
         write_report(out, info, [row for part in done for row in part])
     PROGRESS = progress
     with tempfile.TemporaryDirectory(prefix="kpc-placement-") as folder:
-        if "--collection" in argv:
-            rows = collection_rows(Path(folder))
+        if "--collection" in argv or "--collection2" in argv:
+            rows = collection_rows(Path(folder), "collection2" if "--collection2" in argv else "collection")
         elif "--first-call" in argv:
             rows = first_call_rows(Path(folder))
         else:
