@@ -36,10 +36,30 @@ def _launches(function, module, seen=None) -> bool:
     return False
 
 
+# Calls with array arguments that do not read array memory on the host: ``len`` reads an extent,
+# a matrix product launches its own kernel.
+_NO_HOST_MEMORY = frozenset({"len", "matmul"})
+
+
 def expr_touches_arrays(expr) -> bool:
-    """Whether ``expr`` indexes an array or calls another kernel."""
-    return any(isinstance(sub, n.Index) and isinstance(getattr(sub.base, "type", None), ArrayType)
-               or isinstance(sub, n.Call) and sub.kind == "kernel" for sub in n.walk(expr))
+    """Whether ``expr`` indexes an array, calls another kernel, or calls a routine on arrays that
+    runs on the host (``np.searchsorted``'s ``searchsorted_values``, a sort, a shuffle: code the
+    host runs over the arrays' memory, which device-only memory would make a crash).
+
+    >>> from kpc.ir.types import FLOAT64, INT64
+    >>> a = n.Name("a", type=ArrayType(FLOAT64, 1))
+    >>> expr_touches_arrays(n.Call("searchsorted_values", [a, a, a], kind="builtin"))
+    True
+    >>> expr_touches_arrays(n.Call("len", [a], kind="builtin")), expr_touches_arrays(n.Name("k", type=INT64))
+    (False, False)
+    """
+    for sub in n.walk(expr):
+        if isinstance(sub, n.Index) and isinstance(getattr(sub.base, "type", None), ArrayType):
+            return True
+        if isinstance(sub, n.Call) and (sub.kind == "kernel" or sub.kind != "math" and sub.func not in _NO_HOST_MEMORY
+                                        and any(isinstance(getattr(a, "type", None), ArrayType) for a in sub.args)):
+            return True
+    return False
 
 
 def statements_touch_arrays(stmts) -> bool:

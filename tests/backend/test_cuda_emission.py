@@ -49,10 +49,24 @@ def host_reads(a):
     first = a[0]
     for i in prange(a.shape[0]):
         a[i] = a[i] - first
+
+
+@njit(parallel=True)
+def host_search(edges, x):
+    found = np.searchsorted(edges, x)
+    out = np.empty(x.shape[0])
+    for i in prange(x.shape[0]):
+        out[i] = found[i] * 2.0
+    return out
+
+
+@njit
+def host_median(x):
+    return np.median(x)
 '''
 
 
-def _unit(tmp_path, space):
+def _unit(tmp_path, space, only=None):
     from kpc import pipeline
     from kpc.backend.kokkos.emitter import Specialization, emit_translation_unit
 
@@ -60,7 +74,8 @@ def _unit(tmp_path, space):
     source.write_text(KERNELS)
     f64 = typeof(np.zeros(3))
     entries = {"triad": (f64, f64, f64, ("scalar", "float64")), "total": (f64,), "host_and_device": (f64,),
-               "host_reads": (f64,)}
+               "host_reads": (f64,), "host_search": (f64, f64), "host_median": (f64,)}
+    entries = {name: types for name, types in entries.items() if only is None or name in only}
     module = pipeline.typed_specialization(str(source), KERNELS, entries, True)
     return emit_translation_unit([Specialization(module, list(entries))], space=space, source=str(source))
 
@@ -74,6 +89,9 @@ def test_cuda_bindings_take_numpy_or_cuda_arrays_with_write_set_and_host_access(
     # a[0] = 1.0 between regions runs on one device thread (one-thread-regions): no host access
     assert '(args[0], "host_and_device", "a", true, false, true);' in text
     assert '(args[0], "host_reads", "a", true, true, true);' in text  # first = a[0] is read by the host
+    # np.searchsorted's routine runs on the host over the arguments: they must be reachable there
+    # (a device-memory copy crashed the process), not only arrays the host indexes
+    assert '(args[0], "host_search", "edges", false, true, true);' in text
     assert "kpc::from_numpy<" not in text
     assert "kpc::cuda::call_scope kpc_scope;" in text
     assert "return kpc_scope.result(" in text
@@ -86,6 +104,14 @@ def test_cuda_regions_are_fenced_allocations_managed_joins_volatile(tmp_path):
     assert "kpc::cuda::empty<double, 1>" in text and "kpc::empty<" not in text
     assert "void join(const volatile total_acc1& other) volatile {" in text
     assert "using kpc_exec_space = Kokkos::Cuda;" in text
+
+
+def test_cuda_host_routines_wait_for_the_regions_before_them(tmp_path):
+    # np.median copies in a region, then sorts the copy on the host: the region must have ended
+    # (alone in its unit: host_reads's fences would cover it)
+    body = _unit(tmp_path, "cuda", only=("host_median",)).source.split("// host_median (")[1]
+    launch, fence, sort = (body.index(s) for s in ("range_for(", "Kokkos::fence();  // cuda", "kpc::order::sort_rows("))
+    assert launch < fence < sort, body
 
 
 def test_cuda_one_dimensional_regions_launch_one_thread_per_iteration(tmp_path):

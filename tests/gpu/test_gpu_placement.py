@@ -65,6 +65,17 @@ def solve_each(A, b):
     for i in prange(x.shape[0]):
         r[i] = 2.0 * x[i]
     return r
+
+
+@njit
+def weighted_bins(x, w, edges):
+    idx = np.searchsorted(edges, x, side="right") - 1
+    out = np.zeros(edges.shape[0] - 1)
+    for k in range(x.shape[0]):
+        b = idx[k]
+        if 0 <= b < out.shape[0]:
+            out[b] += w[k]
+    return out, np.median(w)
 '''
 
 F64 = "float64[::1]"
@@ -74,6 +85,7 @@ SIGNATURES = {
     "heat_swap": [f"heat_swap({F64}, {F64}, float64, int64)"],
     "draws": ["draws(int64, int64)"],
     "solve_each": ["solve_each(float64[:, ::1], float64[::1])"],
+    "weighted_bins": [f"weighted_bins({F64}, {F64}, {F64})"],
 }
 
 
@@ -176,6 +188,33 @@ def test_double_buffer_of_parameters_on_the_device(built):
     """, KPC_PLACEMENT="device", KPC_DEVICE_BUILD="wait")
     np.testing.assert_allclose(out["numpy"], expected, rtol=1e-12)
     np.testing.assert_allclose(out["cupy"], expected, rtol=1e-12)
+
+
+def test_host_routines_over_arguments_and_temporaries_on_the_device(built):
+    # np.searchsorted runs on the host over the arguments (they were staged in device-only memory:
+    # a segfault), np.median sorts a copy a region made (the host must wait for that region)
+    from numba import njit
+
+    namespace: dict = {"np": np, "njit": njit}
+    exec(compile(KERNELS, "placement_kernels.py", "exec"), namespace)
+    rng = np.random.default_rng(5)
+    cases = [(rng.uniform(-1, 1, n), rng.uniform(0, 1, n), np.sort(rng.uniform(-0.9, 0.9, e)))
+             for n, e in ((1, 2), (60, 6), (300_000, 65))]
+    out = run(built, """
+        rng = np.random.default_rng(5)
+        results = []
+        for n, e in ((1, 2), (60, 6), (300_000, 65)):
+            x, w, edges = rng.uniform(-1, 1, n), rng.uniform(0, 1, n), np.sort(rng.uniform(-0.9, 0.9, e))
+            for _ in range(3):
+                counts, median = m.weighted_bins(x, w, edges)
+            results.append([counts.tolist(), median])
+        print(json.dumps({"results": results, "decision": placed("weighted_bins").decision(0)}))
+    """, KPC_PLACEMENT="device", KPC_DEVICE_BUILD="wait")
+    assert out["decision"] == "device"
+    for (x, w, edges), (counts, median) in zip(cases, out["results"]):
+        expected_counts, expected_median = namespace["weighted_bins"].py_func(x, w, edges)
+        np.testing.assert_allclose(counts, expected_counts, rtol=1e-12, atol=1e-12)
+        assert median == expected_median
 
 
 def test_random_draws_on_the_device_have_numpys_distributions(built):
