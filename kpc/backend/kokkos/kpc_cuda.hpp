@@ -174,6 +174,12 @@ class staging_pool {
   size_t pooled_ = 0;
 };
 
+// What a capsule holds for a block taken from the staging pool (given back when the capsule goes).
+struct pooled_block {
+  void* pointer;
+  size_t bytes;
+};
+
 // A C-ordered (or Fortran-ordered) NumPy array over fresh managed memory; `staged`: memory from
 // (and given back to) the staging pool, for arrays that live only for one call.
 inline py::array managed_array(const py::dtype& dtype, const std::vector<py::ssize_t>& shape, bool fortran,
@@ -190,13 +196,9 @@ inline py::array managed_array(const py::dtype& dtype, const std::vector<py::ssi
   }
   const size_t bytes = static_cast<size_t>(std::max<py::ssize_t>(count * item, 1));
   if (staged) {
-    struct owner {
-      void* pointer;
-      size_t bytes;
-    };
     void* pointer = staging_pool::instance().take(bytes);
-    py::capsule release(new owner{pointer, bytes}, [](void* p) {
-      auto* block = static_cast<owner*>(p);
+    py::capsule release(new pooled_block{pointer, bytes}, [](void* p) {
+      auto* block = static_cast<pooled_block*>(p);
       staging_pool::instance().give(block->pointer, block->bytes);
       delete block;
     });
@@ -211,21 +213,17 @@ inline py::array managed_array(const py::dtype& dtype, const std::vector<py::ssi
 // A device-memory buffer of the staging pool for one call (given back when the capsule goes):
 // never seen by host code, so never a NumPy array.
 inline py::capsule device_buffer(size_t bytes) {
-  struct owner {
-    void* pointer;
-    size_t bytes;
-  };
   bytes = std::max<size_t>(bytes, 1);
   void* pointer = staging_pool::instance().take(bytes, true);
-  return py::capsule(new owner{pointer, bytes}, [](void* p) {
-    auto* block = static_cast<owner*>(p);
+  return py::capsule(new pooled_block{pointer, bytes}, [](void* p) {
+    auto* block = static_cast<pooled_block*>(p);
     staging_pool::instance().give(block->pointer, block->bytes, true);
     delete block;
   });
 }
 
 inline void* device_buffer_pointer(const py::capsule& buffer) {
-  return *static_cast<void**>(buffer.get_pointer());
+  return static_cast<pooled_block*>(buffer.get_pointer())->pointer;
 }
 
 // np.empty for kernels built for cuda: the result is NumPy, its memory managed.
