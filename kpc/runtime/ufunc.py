@@ -42,6 +42,7 @@ _PYTHON_DEFAULT = {bool: np.dtype(bool), int: np.dtype(np.int64), float: np.dtyp
                    complex: np.dtype(np.complex128)}
 _PYTHON_SAMPLE = {bool: False, int: 0, float: 0.0, complex: 0j}
 _NUMBA = object()  # a call form kpc leaves to Numba's ufunc
+_ndarray = np.ndarray  # a module global: looked up at each planned call
 
 
 class LoopTable:
@@ -144,7 +145,12 @@ class UFunc(NumbaBacked):
         # need no conversion, seen before; run without NumPy's machinery when their arrays have
         # one shape (a broadcast goes the long way)
         self._plans: dict = {}
+        # the same for ``reduce`` and ``accumulate`` called with the array alone: the key of a
+        # C-contiguous NumPy array of a loop's dtype folded before -> True
+        self._reduce_plans: dict = {}
+        self._accumulate_plans: dict = {}
         self._call = None  # the drop-in's _kpc_call once a plan is made (C++ once a module is loaded)
+        self._key = runtime.key  # and the runtime's key (C++ once a module is loaded)
         into.fallback = lambda: self._numba_into
         new.fallback = lambda: self.numba
 
@@ -212,8 +218,14 @@ class UFunc(NumbaBacked):
             key = self._runtime.key(*args)
         except TypeError:
             return
-        self._call = (self._runtime.namespace or {}).get("_kpc_call", python_call)
+        self._take_call()
         self._plans[key] = (result, arrays[0], tuple(arrays[1:]))
+
+    def _take_call(self) -> None:
+        """The drop-in module's ``_kpc_call`` and the runtime's key (C++ once a compiled module is
+        loaded) run the planned calls."""
+        self._call = (self._runtime.namespace or {}).get("_kpc_call", python_call)
+        self._key = self._runtime.key
 
     def _run(self, values: list, result: np.dtype, out):
         arrays = [v for v in values if isinstance(v, np.ndarray)]
@@ -245,14 +257,26 @@ class UFunc(NumbaBacked):
         a loop whose inputs and output have that dtype; the elements along ``axis`` are folded in
         order, the other positions in parallel (``target='parallel'``). Other forms (``dtype=``,
         ``out=``, ``keepdims=``, ``initial=``, several axes, an empty axis, other dtypes) are
-        Numba's ufunc's ``reduce``."""
+        Numba's ufunc's ``reduce``. ``reduce(array)`` of an array like one folded before (a
+        C-contiguous NumPy array of the same dtype and rank) runs the kernel from its plan."""
+        if not (args or kwargs) and array.__class__ is _ndarray and array.size \
+                and self._reduce_plans.get(self._key(array)):
+            kernel = self._reduce
+            if array.ndim == 1:
+                folded = np.empty(1, array.dtype)
+                self._call(kernel.table, kernel, array, folded, array.size, 1)
+                return folded[0]  # a NumPy scalar, as NumPy's reduce gives
+            folded, n = np.empty(array.shape[1:], array.dtype), array.shape[0]
+            self._call(kernel.table, kernel, array.reshape(-1), folded.reshape(-1), n, array.size // n)
+            return folded
         fold = self._fold(self._reduce, array, args, kwargs)
         if fold is None:
             return self.numba.reduce(array, *args, **kwargs)
-        xp, seen, shape, axis = fold
-        folded = xp.empty((seen.shape[0], seen.shape[2]), array.dtype)
+        xp, flat, shape, axis, n, inner = fold
+        folded = xp.empty(flat.size // n, array.dtype)
         if folded.size:
-            self._reduce(seen, folded)
+            self._reduce(flat, folded, n, inner)
+            self._plan_fold(self._reduce_plans, array, args, kwargs)
         result = folded.reshape(shape[:axis] + shape[axis + 1:])
         return result[()] if result.ndim == 0 and xp is np else result
 
@@ -261,21 +285,42 @@ class UFunc(NumbaBacked):
         takes: each result along ``axis`` folded from the first element in order (NumPy's
         definition, which Numba's ``target='cpu'`` ufunc gives; its ``target='parallel'`` ufunc
         splits the recurrence over threads), the other positions in parallel. Other forms
-        (``dtype=``, ``out=``, an empty axis, other dtypes) are Numba's ufunc's ``accumulate``."""
+        (``dtype=``, ``out=``, an empty axis, other dtypes) are Numba's ufunc's ``accumulate``.
+        ``accumulate(array)`` runs from a plan as ``reduce(array)`` does."""
+        if not (args or kwargs) and array.__class__ is _ndarray and array.size \
+                and self._accumulate_plans.get(self._key(array)):
+            kernel, size = self._accumulate, array.size
+            if array.ndim == 1:
+                partial = np.empty(size, array.dtype)
+                self._call(kernel.table, kernel, array, partial, size, 1)
+                return partial
+            partial, n = np.empty(array.shape, array.dtype), array.shape[0]
+            self._call(kernel.table, kernel, array.reshape(-1), partial.reshape(-1), n, size // n)
+            return partial
         fold = self._fold(self._accumulate, array, args, kwargs)
         if fold is None:
             return self.numba.accumulate(array, *args, **kwargs)
-        xp, seen, shape, _ = fold
-        partial = xp.empty(seen.shape, array.dtype)
+        xp, flat, shape, _, n, inner = fold
+        partial = xp.empty(flat.size, array.dtype)
         if partial.size:
-            self._accumulate(seen, partial)
+            self._accumulate(flat, partial, n, inner)
+            self._plan_fold(self._accumulate_plans, array, args, kwargs)
         return partial.reshape(shape)
 
+    def _plan_fold(self, plans: dict, array, args: tuple, kwargs: dict) -> None:
+        """Remember in ``plans`` (``reduce``'s or ``accumulate``'s) that a call with ``array`` alone
+        (the default axis), a C-contiguous NumPy array, ran kpc's kernel: the next call with an array
+        of the same key (dtype, rank, flags) runs it straight away, its array passed flat, no copy."""
+        if not args and not kwargs and array.__class__ is np.ndarray and array.flags.c_contiguous:
+            self._take_call()
+            plans[self._key(array)] = True
+
     def _fold(self, kernel, array, args: tuple, kwargs: dict):
-        """``(namespace, array as C-contiguous (outer, n, inner), shape, axis)`` for a ``reduce`` or
+        """``(namespace, array flat and C-contiguous, shape, axis, n, inner)`` for a ``reduce`` or
         ``accumulate`` of ``array`` along one axis (``args``/``kwargs``: the axis alone) that
-        ``kernel`` runs: a loop of the array's dtype for both inputs and the output, ``n`` > 0;
-        None for the forms left to Numba."""
+        ``kernel`` runs (``n``: the axis's extent, ``inner``: the elements after it in a row): a loop
+        of the array's dtype for both inputs and the output, ``n`` > 0; None for the forms left to
+        Numba."""
         axis = args[0] if len(args) == 1 and not kwargs else kwargs.get("axis", 0) if set(kwargs) <= {"axis"} \
             and not args else _NUMBA
         xp = device_namespace((array,)) or np
@@ -291,8 +336,8 @@ class UFunc(NumbaBacked):
                 or array.shape[axis] == 0:
             return None
         shape = array.shape
-        outer, inner = math.prod(shape[:axis]), math.prod(shape[axis + 1:])  # np.prod: microseconds
-        return xp, xp.ascontiguousarray(array).reshape(outer, shape[axis], inner), shape, axis
+        inner = math.prod(shape[axis + 1:])  # np.prod: microseconds
+        return xp, xp.ascontiguousarray(array).reshape(-1), shape, axis, shape[axis], inner
 
     def _device_call(self, xp, args: tuple, out):
         """A call with CUDA arrays: the loop picked as for NumPy arrays, run on CuPy arrays."""
