@@ -74,6 +74,17 @@ class LoopTable:
         return found
 
 
+def _axis_zero(args: tuple, kwargs: dict) -> bool:
+    """Whether the arguments after the array of a ``reduce``/``accumulate`` call are axis 0 alone.
+
+    >>> [_axis_zero(*a) for a in [((0,), {}), ((), {"axis": 0}), ((1,), {}), ((False,), {}), ((0, None), {})]]
+    [True, True, False, False, False]
+    """
+    if kwargs:
+        args = () if args or len(kwargs) != 1 else (kwargs.get("axis"),)
+    return len(args) == 1 and args[0].__class__ is int and args[0] == 0
+
+
 def input_dtypes(kinds: tuple) -> tuple:
     """The dtypes NumPy resolves a ufunc's loop for: a Python scalar's is its promotion with the
     arrays' dtypes (NEP 50: ``float32`` beside a float32 array, ``float64`` beside an int8 one),
@@ -257,9 +268,9 @@ class UFunc(NumbaBacked):
         a loop whose inputs and output have that dtype; the elements along ``axis`` are folded in
         order, the other positions in parallel (``target='parallel'``). Other forms (``dtype=``,
         ``out=``, ``keepdims=``, ``initial=``, several axes, an empty axis, other dtypes) are
-        Numba's ufunc's ``reduce``. ``reduce(array)`` of an array like one folded before (a
-        C-contiguous NumPy array of the same dtype and rank) runs the kernel from its plan."""
-        if not (args or kwargs) and array.__class__ is _ndarray and array.size \
+        Numba's ufunc's ``reduce``. ``reduce(array)`` (or with axis 0) of an array like one folded
+        before (a C-contiguous NumPy array of the same dtype and rank) runs the kernel from its plan."""
+        if (not (args or kwargs) or _axis_zero(args, kwargs)) and array.__class__ is _ndarray and array.size \
                 and self._reduce_plans.get(self._key(array)):
             kernel = self._reduce
             if array.ndim == 1:
@@ -287,7 +298,7 @@ class UFunc(NumbaBacked):
         splits the recurrence over threads), the other positions in parallel. Other forms
         (``dtype=``, ``out=``, an empty axis, other dtypes) are Numba's ufunc's ``accumulate``.
         ``accumulate(array)`` runs from a plan as ``reduce(array)`` does."""
-        if not (args or kwargs) and array.__class__ is _ndarray and array.size \
+        if (not (args or kwargs) or _axis_zero(args, kwargs)) and array.__class__ is _ndarray and array.size \
                 and self._accumulate_plans.get(self._key(array)):
             kernel, size = self._accumulate, array.size
             if array.ndim == 1:
@@ -308,10 +319,12 @@ class UFunc(NumbaBacked):
         return partial.reshape(shape)
 
     def _plan_fold(self, plans: dict, array, args: tuple, kwargs: dict) -> None:
-        """Remember in ``plans`` (``reduce``'s or ``accumulate``'s) that a call with ``array`` alone
-        (the default axis), a C-contiguous NumPy array, ran kpc's kernel: the next call with an array
-        of the same key (dtype, rank, flags) runs it straight away, its array passed flat, no copy."""
-        if not args and not kwargs and array.__class__ is np.ndarray and array.flags.c_contiguous:
+        """Remember in ``plans`` (``reduce``'s or ``accumulate``'s) that a call with ``array`` alone or
+        with axis 0 (``f(x, 0)``, ``f(x, axis=0)``), a C-contiguous NumPy array, ran kpc's kernel: the
+        next such call with an array of the same key (dtype, rank, flags) runs it straight away, its
+        array passed flat, no copy."""
+        if (not (args or kwargs) or _axis_zero(args, kwargs)) and array.__class__ is np.ndarray \
+                and array.flags.c_contiguous:
             self._take_call()
             plans[self._key(array)] = True
 

@@ -248,10 +248,10 @@ def test_reduce_runs_kpcs_reduce_kernel_and_matches_numba(modules):
 @pytest.mark.compile
 @pytest.mark.parametrize("method", ["reduce", "accumulate"])
 def test_repeated_folds_take_their_plan_and_match_numba(modules, method):
-    """``reduce(x)`` or ``accumulate(x)`` of a C-contiguous array like one folded before (the same
-    dtype, rank and flags) runs kpc's kernel straight from its plan, the array passed flat: 1-D
-    (one position per row), a row of 130 positions (blocks of 64 and a part), 3-D, one element.
-    A Fortran-ordered array, an axis given and an empty axis take the long way."""
+    """``reduce(x)`` or ``accumulate(x)`` (or with axis 0) of a C-contiguous array like one folded
+    before (the same dtype, rank and flags) runs kpc's kernel straight from its plan, the array
+    passed flat: 1-D (one position per row), a row of 130 positions (blocks of 64 and a part), 3-D,
+    one element. A Fortran-ordered array, another axis and an empty axis take the long way."""
     dropin, numba_module = modules
     ufunc = dropin.rel_diff_cpu
     ours, numbas = getattr(ufunc, method), getattr(numba_module.rel_diff_cpu, method)
@@ -262,12 +262,14 @@ def test_repeated_folds_take_their_plan_and_match_numba(modules, method):
         ufunc._call = lambda *a, planned=planned: calls.append(1) or planned(*a)
         try:
             assert_same(ours(again), numbas(again))
-            assert len(calls) == 1, (method, again.shape)
+            assert_same(ours(again, 0), numbas(again, 0))
+            assert_same(ours(again, axis=0), numbas(again, axis=0))
+            assert len(calls) == 3, (method, again.shape)
             if again.ndim > 1:
                 fortran = np.asfortranarray(again)
                 assert_same(ours(fortran), numbas(fortran))
-            assert_same(ours(again, 0), numbas(again, 0))
-            assert len(calls) == 1, (method, again.shape)
+            assert_same(ours(again, -1), numbas(again, -1))
+            assert len(calls) == 3, (method, again.shape)
         finally:
             ufunc._call = planned
     empty = np.empty((0, 3))
