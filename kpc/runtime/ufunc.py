@@ -41,7 +41,6 @@ from .source_object import NumbaBacked
 _PYTHON_DEFAULT = {bool: np.dtype(bool), int: np.dtype(np.int64), float: np.dtype(np.float64),
                    complex: np.dtype(np.complex128)}
 _PYTHON_SAMPLE = {bool: False, int: 0, float: 0.0, complex: 0j}
-_NUMBA = object()  # a call form kpc leaves to Numba's ufunc
 _ndarray = np.ndarray  # a module global: looked up at each planned call
 
 
@@ -72,17 +71,6 @@ class LoopTable:
                                    and all(np.can_cast(k, d, "safe") for k, d in zip(dtypes, loop[0]))), None)
             self.cache[kinds] = found
         return found
-
-
-def _axis_zero(args: tuple, kwargs: dict) -> bool:
-    """Whether the arguments after the array of a ``reduce``/``accumulate`` call are axis 0 alone.
-
-    >>> [_axis_zero(*a) for a in [((0,), {}), ((), {"axis": 0}), ((1,), {}), ((False,), {}), ((0, None), {})]]
-    [True, True, False, False, False]
-    """
-    if kwargs:
-        args = () if args or len(kwargs) != 1 else (kwargs.get("axis"),)
-    return len(args) == 1 and args[0].__class__ is int and args[0] == 0
 
 
 def input_dtypes(kinds: tuple) -> tuple:
@@ -263,15 +251,15 @@ class UFunc(NumbaBacked):
         np.copyto(out, computed, casting="same_kind")
         return out
 
-    def reduce(self, array, *args, **kwargs):
+    def reduce(self, array, axis=0, *args, **kwargs):
         """``ufunc.reduce(array, axis=0)`` on kpc's reduce kernel: the array's dtype must be that of
         a loop whose inputs and output have that dtype; the elements along ``axis`` are folded in
         order, the other positions in parallel (``target='parallel'``). Other forms (``dtype=``,
         ``out=``, ``keepdims=``, ``initial=``, several axes, an empty axis, other dtypes) are
         Numba's ufunc's ``reduce``. ``reduce(array)`` (or with axis 0) of an array like one folded
         before (a C-contiguous NumPy array of the same dtype and rank) runs the kernel from its plan."""
-        if (not (args or kwargs) or _axis_zero(args, kwargs)) and array.__class__ is _ndarray and array.size \
-                and self._reduce_plans.get(self._key(array)):
+        if axis.__class__ is int and not axis and not (args or kwargs) and array.__class__ is _ndarray \
+                and array.size and self._reduce_plans.get(self._key(array)):
             kernel = self._reduce
             if array.ndim == 1:
                 folded = np.empty(1, array.dtype)
@@ -280,26 +268,26 @@ class UFunc(NumbaBacked):
             folded, n = np.empty(array.shape[1:], array.dtype), array.shape[0]
             self._call(kernel.table, kernel, array.reshape(-1), folded.reshape(-1), n, array.size // n)
             return folded
-        fold = self._fold(self._reduce, array, args, kwargs)
+        fold = self._fold(self._reduce, array, axis, args, kwargs)
         if fold is None:
-            return self.numba.reduce(array, *args, **kwargs)
-        xp, flat, shape, axis, n, inner = fold
+            return self.numba.reduce(array, axis, *args, **kwargs)
+        xp, flat, shape, at, n, inner = fold
         folded = xp.empty(flat.size // n, array.dtype)
         if folded.size:
             self._reduce(flat, folded, n, inner)
-            self._plan_fold(self._reduce_plans, array, args, kwargs)
-        result = folded.reshape(shape[:axis] + shape[axis + 1:])
+            self._plan_fold(self._reduce_plans, array, axis, args, kwargs)
+        result = folded.reshape(shape[:at] + shape[at + 1:])
         return result[()] if result.ndim == 0 and xp is np else result
 
-    def accumulate(self, array, *args, **kwargs):
+    def accumulate(self, array, axis=0, *args, **kwargs):
         """``ufunc.accumulate(array, axis=0)`` on kpc's accumulate kernel, for the arrays ``reduce``
         takes: each result along ``axis`` folded from the first element in order (NumPy's
         definition, which Numba's ``target='cpu'`` ufunc gives; its ``target='parallel'`` ufunc
         splits the recurrence over threads), the other positions in parallel. Other forms
         (``dtype=``, ``out=``, an empty axis, other dtypes) are Numba's ufunc's ``accumulate``.
         ``accumulate(array)`` runs from a plan as ``reduce(array)`` does."""
-        if (not (args or kwargs) or _axis_zero(args, kwargs)) and array.__class__ is _ndarray and array.size \
-                and self._accumulate_plans.get(self._key(array)):
+        if axis.__class__ is int and not axis and not (args or kwargs) and array.__class__ is _ndarray \
+                and array.size and self._accumulate_plans.get(self._key(array)):
             kernel, size = self._accumulate, array.size
             if array.ndim == 1:
                 partial = np.empty(size, array.dtype)
@@ -308,36 +296,34 @@ class UFunc(NumbaBacked):
             partial, n = np.empty(array.shape, array.dtype), array.shape[0]
             self._call(kernel.table, kernel, array.reshape(-1), partial.reshape(-1), n, size // n)
             return partial
-        fold = self._fold(self._accumulate, array, args, kwargs)
+        fold = self._fold(self._accumulate, array, axis, args, kwargs)
         if fold is None:
-            return self.numba.accumulate(array, *args, **kwargs)
+            return self.numba.accumulate(array, axis, *args, **kwargs)
         xp, flat, shape, _, n, inner = fold
         partial = xp.empty(flat.size, array.dtype)
         if partial.size:
             self._accumulate(flat, partial, n, inner)
-            self._plan_fold(self._accumulate_plans, array, args, kwargs)
+            self._plan_fold(self._accumulate_plans, array, axis, args, kwargs)
         return partial.reshape(shape)
 
-    def _plan_fold(self, plans: dict, array, args: tuple, kwargs: dict) -> None:
+    def _plan_fold(self, plans: dict, array, axis, args: tuple, kwargs: dict) -> None:
         """Remember in ``plans`` (``reduce``'s or ``accumulate``'s) that a call with ``array`` alone or
         with axis 0 (``f(x, 0)``, ``f(x, axis=0)``), a C-contiguous NumPy array, ran kpc's kernel: the
         next such call with an array of the same key (dtype, rank, flags) runs it straight away, its
         array passed flat, no copy."""
-        if (not (args or kwargs) or _axis_zero(args, kwargs)) and array.__class__ is np.ndarray \
+        if axis.__class__ is int and not axis and not (args or kwargs) and array.__class__ is np.ndarray \
                 and array.flags.c_contiguous:
             self._take_call()
             plans[self._key(array)] = True
 
-    def _fold(self, kernel, array, args: tuple, kwargs: dict):
-        """``(namespace, array flat and C-contiguous, shape, axis, n, inner)`` for a ``reduce`` or
-        ``accumulate`` of ``array`` along one axis (``args``/``kwargs``: the axis alone) that
+    def _fold(self, kernel, array, axis, args: tuple, kwargs: dict):
+        """``(namespace, array flat and C-contiguous, shape, axis (0 to ndim - 1), n, inner)`` for a ``reduce`` or
+        ``accumulate`` of ``array`` along ``axis`` (``args``/``kwargs``: the other arguments, none) that
         ``kernel`` runs (``n``: the axis's extent, ``inner``: the elements after it in a row): a loop
         of the array's dtype for both inputs and the output, ``n`` > 0; None for the forms left to
         Numba."""
-        axis = args[0] if len(args) == 1 and not kwargs else kwargs.get("axis", 0) if set(kwargs) <= {"axis"} \
-            and not args else _NUMBA
         xp = device_namespace((array,)) or np
-        if kernel is None or axis is _NUMBA or not isinstance(array, xp.ndarray) or array.ndim == 0:
+        if kernel is None or args or kwargs or not isinstance(array, xp.ndarray) or array.ndim == 0:
             return None
         if axis is None and array.ndim == 1:
             axis = 0
