@@ -145,7 +145,9 @@ class UFunc(NumbaBacked):
         # one shape (a broadcast goes the long way)
         self._plans: dict = {}
         # the same for ``reduce`` and ``accumulate`` called with the array alone: the key of a
-        # C-contiguous NumPy array of a loop's dtype folded before -> True
+        # C-contiguous NumPy array of a loop's dtype folded before -> that dtype, which a call's
+        # array must be (the same object, as NumPy's built-in dtypes are, or an equal one): the key
+        # holds the dtype's number, which a byte-swapped array shares with a native one
         self._reduce_plans: dict = {}
         self._accumulate_plans: dict = {}
         self._call = None  # the drop-in's _kpc_call once a plan is made (C++ once a module is loaded)
@@ -159,11 +161,13 @@ class UFunc(NumbaBacked):
                 plan = self._plans.get(self._runtime.key(*args))
             except TypeError:  # an unhashable argument
                 plan = None
-            if plan is not None and args[plan[1]].__class__ is np.ndarray:
-                result, first, others = plan
-                shape = args[first].shape
-                for k in others:
-                    if args[k].__class__ is not np.ndarray or args[k].shape != shape:
+            if plan is not None and args[plan[1][0]].__class__ is np.ndarray:
+                result, arrays, dtypes = plan
+                shape = args[arrays[0]].shape
+                for k, dtype in zip(arrays, dtypes):
+                    array = args[k]
+                    if array.__class__ is not np.ndarray or array.shape != shape \
+                            or array.dtype is not dtype and array.dtype != dtype:  # '>f8' has f8's key
                         break
                 else:
                     computed = np.empty(shape, result)
@@ -218,7 +222,7 @@ class UFunc(NumbaBacked):
         except TypeError:
             return
         self._take_call()
-        self._plans[key] = (result, arrays[0], tuple(arrays[1:]))
+        self._plans[key] = (result, tuple(arrays), tuple(args[k].dtype for k in arrays))
 
     def _take_call(self) -> None:
         """The drop-in module's ``_kpc_call`` and the runtime's key (C++ once a compiled module is
@@ -259,7 +263,8 @@ class UFunc(NumbaBacked):
         Numba's ufunc's ``reduce``. ``reduce(array)`` (or with axis 0) of an array like one folded
         before (a C-contiguous NumPy array of the same dtype and rank) runs the kernel from its plan."""
         if axis.__class__ is int and not axis and not (args or kwargs) and array.__class__ is _ndarray \
-                and array.size and self._reduce_plans.get(self._key(array)):
+                and array.size and ((planned := self._reduce_plans.get(self._key(array))) is array.dtype
+                                    or planned is not None and planned == array.dtype):
             kernel = self._reduce
             if array.ndim == 1:
                 folded = np.empty(1, array.dtype)
@@ -287,7 +292,8 @@ class UFunc(NumbaBacked):
         (``dtype=``, ``out=``, an empty axis, other dtypes) are Numba's ufunc's ``accumulate``.
         ``accumulate(array)`` runs from a plan as ``reduce(array)`` does."""
         if axis.__class__ is int and not axis and not (args or kwargs) and array.__class__ is _ndarray \
-                and array.size and self._accumulate_plans.get(self._key(array)):
+                and array.size and ((planned := self._accumulate_plans.get(self._key(array))) is array.dtype
+                                    or planned is not None and planned == array.dtype):
             kernel, size = self._accumulate, array.size
             if array.ndim == 1:
                 partial = np.empty(size, array.dtype)
@@ -314,7 +320,7 @@ class UFunc(NumbaBacked):
         if axis.__class__ is int and not axis and not (args or kwargs) and array.__class__ is np.ndarray \
                 and array.flags.c_contiguous:
             self._take_call()
-            plans[self._key(array)] = True
+            plans[self._key(array)] = array.dtype
 
     def _fold(self, kernel, array, axis, args: tuple, kwargs: dict):
         """``(namespace, array flat and C-contiguous, shape, axis (0 to ndim - 1), n, inner)`` for a ``reduce`` or

@@ -282,6 +282,24 @@ def test_repeated_folds_take_their_plan_and_match_numba(modules, method):
     assert outcomes[0] is outcomes[1] if isinstance(outcomes[1], type) else np.array_equal(*outcomes)
 
 
+@pytest.mark.compile
+def test_a_byte_swapped_array_after_a_plan_takes_the_long_way(modules):
+    """A big-endian float64 array has the runtime key of a native one (the dtype's number): after
+    a call that made a plan, a call, ``reduce`` or ``accumulate`` with it gives Numba's result (cast
+    to the loop's dtype, or Numba's ufunc), not an error of the compiled loop."""
+    dropin, numba_module = modules
+    native = positive(12)
+    swapped = native.astype(">f8")
+    for method in ("__call__", "reduce", "accumulate"):
+        ours, numbas = getattr(dropin.rel_diff_cpu, method), getattr(numba_module.rel_diff_cpu, method)
+        args = (native, native) if method == "__call__" else (native,)
+        assert_same(ours(*args), numbas(*args))
+        assert_same(ours(*args), numbas(*args))                          # from the plan
+        args = (swapped, swapped) if method == "__call__" else (swapped,)
+        assert_same(ours(*args), numbas(*args))
+    assert_same(dropin.rel_diff_cpu(native, swapped), numba_module.rel_diff_cpu(native, swapped))
+
+
 def _running(function, array, axis):
     """NumPy's definition of ``ufunc.accumulate``: each result along ``axis`` folded from the first."""
     moved = np.moveaxis(array, axis, 0)
