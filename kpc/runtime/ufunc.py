@@ -140,9 +140,10 @@ class UFunc(NumbaBacked):
         self._dynamic = loops is None
         self._loops = LoopTable(loops or (), exact_first=target == "parallel")
         # the key of a call's arguments (the runtime's: dtype, rank and flags of each array, the
-        # class of each number) -> (result dtype, positions of the arrays): calls whose arguments
-        # need no conversion, seen before; run without NumPy's machinery when their arrays have
-        # one shape (a broadcast goes the long way)
+        # class of each number) -> (result dtype, position and dtype of the first array, (position,
+        # dtype) of the others): calls whose arguments need no conversion, seen before; run without
+        # NumPy's machinery when their arrays have one shape (a broadcast goes the long way) and
+        # those dtypes
         self._plans: dict = {}
         # the same for ``reduce`` and ``accumulate`` called with the array alone: the key of a
         # C-contiguous NumPy array of a loop's dtype folded before -> that dtype, which a call's
@@ -161,18 +162,21 @@ class UFunc(NumbaBacked):
                 plan = self._plans.get(self._runtime.key(*args))
             except TypeError:  # an unhashable argument
                 plan = None
-            if plan is not None and args[plan[1][0]].__class__ is np.ndarray:
-                result, arrays, dtypes = plan
-                shape = args[arrays[0]].shape
-                for k, dtype in zip(arrays, dtypes):
-                    array = args[k]
-                    if array.__class__ is not np.ndarray or array.shape != shape \
-                            or array.dtype is not dtype and array.dtype != dtype:  # '>f8' has f8's key
-                        break
-                else:
-                    computed = np.empty(shape, result)
-                    self._call(self._into.table, self._into, *args, computed)
-                    return computed
+            if plan is not None:
+                result, first, dtype, others = plan
+                array = args[first]
+                # the dtypes too: a byte-swapped array ('>f8') has the key of a native one
+                if array.__class__ is np.ndarray and (array.dtype is dtype or array.dtype == dtype):
+                    shape = array.shape
+                    for k, dtype in others:
+                        array = args[k]
+                        if array.__class__ is not np.ndarray or array.shape != shape \
+                                or array.dtype is not dtype and array.dtype != dtype:
+                            break
+                    else:
+                        computed = np.empty(shape, result)
+                        self._call(self._into.table, self._into, *args, computed)
+                        return computed
         if kwargs or len(args) != self.nin:
             return self.numba(*args, out=out, **kwargs)
         xp = device_namespace(args + (out if isinstance(out, tuple) else (out,)))
@@ -222,7 +226,7 @@ class UFunc(NumbaBacked):
         except TypeError:
             return
         self._take_call()
-        self._plans[key] = (result, tuple(arrays), tuple(args[k].dtype for k in arrays))
+        self._plans[key] = (result, arrays[0], args[arrays[0]].dtype, tuple((k, args[k].dtype) for k in arrays[1:]))
 
     def _take_call(self) -> None:
         """The drop-in module's ``_kpc_call`` and the runtime's key (C++ once a compiled module is
