@@ -10,7 +10,8 @@ Python float, ``matvec`` with a vector per matrix) at small loop lengths, agains
 ``target='parallel'`` gufuncs, outputs allocated by each call. ``--ufunc``: the same for the
 ``@vectorize`` ufuncs of tests/corpus/ufunc_vectorize.py (``smooth_step``, ``target='cpu'``, of a
 matrix and two Python floats; ``rel_diff``, ``target='parallel'``, of two vectors; ``reduce`` and
-``accumulate`` of ``rel_diff_cpu`` along axis 0).
+``accumulate`` of ``rel_diff_cpu`` along axis 0); each row twice, by wall clock and by the calling
+thread's CPU time (see ``_batch``).
 """
 
 from __future__ import annotations
@@ -18,10 +19,12 @@ from __future__ import annotations
 import argparse
 import functools
 import importlib.util
+import itertools
 import os
 import statistics
 import sys
 import tempfile
+import time
 import timeit
 
 SOURCE = '''
@@ -57,18 +60,33 @@ def _corpus_rows(corpus: str, rows: list, repeats: int, calls: int) -> None:
         functions = {who: functools.reduce(getattr, name.split("."), module)  # "f.reduce": a method
                      for who, module in (("kpc", kpc_module), ("numba", numba_module))}
         np.testing.assert_allclose(functions["kpc"](*args), functions["numba"](*args), rtol=1e-13)
-        samples = {"kpc": [], "numba": []}
+        wall, cpu = {"kpc": [], "numba": []}, {"kpc": [], "numba": []}
         for _ in range(repeats):
             for who, function in functions.items():
-                samples[who].append(timeit.timeit(lambda: function(*args), number=calls) / calls * 1e6)
-        best = {who: min(values) for who, values in samples.items()}
-        median = {who: statistics.median(values) for who, values in samples.items()}
+                seconds, thread_seconds = _batch(function, args, calls)
+                wall[who].append(seconds / calls * 1e6)
+                cpu[who].append(thread_seconds / calls * 1e6)
         elements = 1
         for extent in shape:
             elements *= extent
-        print(f"{name:11} {'x'.join(map(str, shape)):>9} ({elements:>7} elements)  kpc best {best['kpc']:8.2f} us "
-              f"median {median['kpc']:8.2f} us  numba best {best['numba']:8.2f} us median {median['numba']:8.2f} us  "
-              f"kpc speed-up {best['numba'] / best['kpc']:.2f}x (median {median['numba'] / median['kpc']:.2f}x)")
+        for clock, samples in (("wall", wall), ("cpu", cpu)):
+            best = {who: min(values) for who, values in samples.items()}
+            median = {who: statistics.median(values) for who, values in samples.items()}
+            print(f"{name:11} {'x'.join(map(str, shape)):>9} ({elements:>7} elements) {clock:4}  kpc best "
+                  f"{best['kpc']:8.2f} us median {median['kpc']:8.2f} us  numba best {best['numba']:8.2f} us "
+                  f"median {median['numba']:8.2f} us  kpc speed-up {best['numba'] / best['kpc']:.2f}x "
+                  f"(median {median['numba'] / median['kpc']:.2f}x)")
+
+
+def _batch(function, args, calls: int) -> tuple:
+    """Seconds of wall clock and of the calling thread's CPU time that ``calls`` calls of
+    ``function(*args)`` take. The thread's CPU time leaves out the time other processes hold the
+    core (steadier on a loaded machine) but also what other threads compute for the call: it is
+    the whole call for a serial kernel, the calling thread's share for a parallel one."""
+    wall, cpu = time.perf_counter(), time.thread_time()
+    for _ in itertools.repeat(None, calls):
+        function(*args)
+    return time.perf_counter() - wall, time.thread_time() - cpu
 
 
 def _gufunc_rows(repeats: int, calls: int) -> None:

@@ -243,11 +243,10 @@ def ufunc_requests(name: str, ufunc: dict, calls: list) -> list:
     loops = LoopTable(ufunc["loops"], exact_first=ufunc["target"] == "parallel")
     requests = [(into_name(name), tuple(("array", d.name, 1, "C") for d in ins) + (("array", out.name, 1, "C"),))
                 for ins, out in loops.loops]
-    # ufunc.reduce of a loop whose inputs and output have one dtype: (outer, n, inner) -> (outer, inner)
-    requests += [(reduce_name(name), (("array", out.name, 3, "C"), ("array", out.name, 2, "C")))
-                 for ins, out in loops.loops if len(ins) == 2 and ins[0] == ins[1] == out]
-    # ufunc.accumulate of such a loop: (outer, n, inner) -> (outer, n, inner)
-    requests += [(accumulate_name(name), (("array", out.name, 3, "C"),) * 2)
+    # ufunc.reduce and ufunc.accumulate of a loop whose inputs and output have one dtype: flat arrays
+    # seen as (outer, n, inner), folded into (outer, inner) or (outer, n, inner)
+    requests += [(fold(name), (("array", out.name, 1, "C"),) * 2 + (("scalar", "int64"),) * 2)
+                 for fold in (reduce_name, accumulate_name)
                  for ins, out in loops.loops if len(ins) == 2 and ins[0] == ins[1] == out]
     for types in calls:
         arrays = [t for t in types if t[0] == "array"]

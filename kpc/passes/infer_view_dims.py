@@ -278,6 +278,9 @@ class _FunctionUses:
             self.integer_use(expr.right, reason)
         elif isinstance(expr, n.UnaryOp) and expr.op == "-":
             self.integer_use(expr.operand, reason)
+        elif isinstance(expr, n.Call) and expr.kind == "builtin" and expr.func in ("min", "max"):
+            for arg in expr.args:  # max(n, 1) is an integer only when n is one
+                self.integer_use(arg, reason)
 
     def assignment(self, target, value) -> None:
         if isinstance(target, n.Name):

@@ -41,7 +41,7 @@ from .source_object import NumbaBacked
 _PYTHON_DEFAULT = {bool: np.dtype(bool), int: np.dtype(np.int64), float: np.dtype(np.float64),
                    complex: np.dtype(np.complex128)}
 _PYTHON_SAMPLE = {bool: False, int: 0, float: 0.0, complex: 0j}
-_NUMBA = object()  # a call form kpc leaves to Numba's ufunc
+_ndarray = np.ndarray  # a module global: looked up at each planned call
 
 
 class LoopTable:
@@ -140,11 +140,19 @@ class UFunc(NumbaBacked):
         self._dynamic = loops is None
         self._loops = LoopTable(loops or (), exact_first=target == "parallel")
         # the key of a call's arguments (the runtime's: dtype, rank and flags of each array, the
-        # class of each number) -> (result dtype, positions of the arrays): calls whose arguments
-        # need no conversion, seen before; run without NumPy's machinery when their arrays have
-        # one shape (a broadcast goes the long way)
+        # class of each number) -> (result dtype, position and dtype of the first array, (position,
+        # dtype) of the others): calls whose arguments need no conversion, seen before; run without
+        # NumPy's machinery when their arrays have one shape (a broadcast goes the long way) and
+        # those dtypes
         self._plans: dict = {}
+        # the same for ``reduce`` and ``accumulate`` called with the array alone: the key of a
+        # C-contiguous NumPy array of a loop's dtype folded before -> that dtype, which a call's
+        # array must be (the same object, as NumPy's built-in dtypes are, or an equal one): the key
+        # holds the dtype's number, which a byte-swapped array shares with a native one
+        self._reduce_plans: dict = {}
+        self._accumulate_plans: dict = {}
         self._call = None  # the drop-in's _kpc_call once a plan is made (C++ once a module is loaded)
+        self._key = runtime.key  # and the runtime's key (C++ once a module is loaded)
         into.fallback = lambda: self._numba_into
         new.fallback = lambda: self.numba
 
@@ -154,16 +162,21 @@ class UFunc(NumbaBacked):
                 plan = self._plans.get(self._runtime.key(*args))
             except TypeError:  # an unhashable argument
                 plan = None
-            if plan is not None and args[plan[1]].__class__ is np.ndarray:
-                result, first, others = plan
-                shape = args[first].shape
-                for k in others:
-                    if args[k].__class__ is not np.ndarray or args[k].shape != shape:
-                        break
-                else:
-                    computed = np.empty(shape, result)
-                    self._call(self._into.table, self._into, *args, computed)
-                    return computed
+            if plan is not None:
+                result, first, dtype, others = plan
+                array = args[first]
+                # the dtypes too: a byte-swapped array ('>f8') has the key of a native one
+                if array.__class__ is np.ndarray and (array.dtype is dtype or array.dtype == dtype):
+                    shape = array.shape
+                    for k, dtype in others:
+                        array = args[k]
+                        if array.__class__ is not np.ndarray or array.shape != shape \
+                                or array.dtype is not dtype and array.dtype != dtype:
+                            break
+                    else:
+                        computed = np.empty(shape, result)
+                        self._call(self._into.table, self._into, *args, computed)
+                        return computed
         if kwargs or len(args) != self.nin:
             return self.numba(*args, out=out, **kwargs)
         xp = device_namespace(args + (out if isinstance(out, tuple) else (out,)))
@@ -212,8 +225,14 @@ class UFunc(NumbaBacked):
             key = self._runtime.key(*args)
         except TypeError:
             return
+        self._take_call()
+        self._plans[key] = (result, arrays[0], args[arrays[0]].dtype, tuple((k, args[k].dtype) for k in arrays[1:]))
+
+    def _take_call(self) -> None:
+        """The drop-in module's ``_kpc_call`` and the runtime's key (C++ once a compiled module is
+        loaded) run the planned calls."""
         self._call = (self._runtime.namespace or {}).get("_kpc_call", python_call)
-        self._plans[key] = (result, arrays[0], tuple(arrays[1:]))
+        self._key = self._runtime.key
 
     def _run(self, values: list, result: np.dtype, out):
         arrays = [v for v in values if isinstance(v, np.ndarray)]
@@ -240,46 +259,81 @@ class UFunc(NumbaBacked):
         np.copyto(out, computed, casting="same_kind")
         return out
 
-    def reduce(self, array, *args, **kwargs):
+    def reduce(self, array, axis=0, *args, **kwargs):
         """``ufunc.reduce(array, axis=0)`` on kpc's reduce kernel: the array's dtype must be that of
         a loop whose inputs and output have that dtype; the elements along ``axis`` are folded in
         order, the other positions in parallel (``target='parallel'``). Other forms (``dtype=``,
         ``out=``, ``keepdims=``, ``initial=``, several axes, an empty axis, other dtypes) are
-        Numba's ufunc's ``reduce``."""
-        fold = self._fold(self._reduce, array, args, kwargs)
+        Numba's ufunc's ``reduce``. ``reduce(array)`` (or with axis 0) of an array like one folded
+        before (a C-contiguous NumPy array of the same dtype and rank) runs the kernel from its plan."""
+        if axis.__class__ is int and not axis and not (args or kwargs) and array.__class__ is _ndarray \
+                and array.size and ((planned := self._reduce_plans.get(self._key(array))) is array.dtype
+                                    or planned is not None and planned == array.dtype):
+            kernel = self._reduce
+            if array.ndim == 1:
+                folded = np.empty(1, array.dtype)
+                self._call(kernel.table, kernel, array, folded, array.size, 1)
+                return folded[0]  # a NumPy scalar, as NumPy's reduce gives
+            folded, n = np.empty(array.shape[1:], array.dtype), array.shape[0]
+            self._call(kernel.table, kernel, array.reshape(-1), folded.reshape(-1), n, array.size // n)
+            return folded
+        fold = self._fold(self._reduce, array, axis, args, kwargs)
         if fold is None:
-            return self.numba.reduce(array, *args, **kwargs)
-        xp, seen, shape, axis = fold
-        folded = xp.empty((seen.shape[0], seen.shape[2]), array.dtype)
+            return self.numba.reduce(array, axis, *args, **kwargs)
+        xp, flat, shape, at, n, inner = fold
+        folded = xp.empty(flat.size // n, array.dtype)
         if folded.size:
-            self._reduce(seen, folded)
-        result = folded.reshape(shape[:axis] + shape[axis + 1:])
+            self._reduce(flat, folded, n, inner)
+            self._plan_fold(self._reduce_plans, array, axis, args, kwargs)
+        result = folded.reshape(shape[:at] + shape[at + 1:])
         return result[()] if result.ndim == 0 and xp is np else result
 
-    def accumulate(self, array, *args, **kwargs):
+    def accumulate(self, array, axis=0, *args, **kwargs):
         """``ufunc.accumulate(array, axis=0)`` on kpc's accumulate kernel, for the arrays ``reduce``
         takes: each result along ``axis`` folded from the first element in order (NumPy's
         definition, which Numba's ``target='cpu'`` ufunc gives; its ``target='parallel'`` ufunc
         splits the recurrence over threads), the other positions in parallel. Other forms
-        (``dtype=``, ``out=``, an empty axis, other dtypes) are Numba's ufunc's ``accumulate``."""
-        fold = self._fold(self._accumulate, array, args, kwargs)
+        (``dtype=``, ``out=``, an empty axis, other dtypes) are Numba's ufunc's ``accumulate``.
+        ``accumulate(array)`` runs from a plan as ``reduce(array)`` does."""
+        if axis.__class__ is int and not axis and not (args or kwargs) and array.__class__ is _ndarray \
+                and array.size and ((planned := self._accumulate_plans.get(self._key(array))) is array.dtype
+                                    or planned is not None and planned == array.dtype):
+            kernel, size = self._accumulate, array.size
+            if array.ndim == 1:
+                partial = np.empty(size, array.dtype)
+                self._call(kernel.table, kernel, array, partial, size, 1)
+                return partial
+            partial, n = np.empty(array.shape, array.dtype), array.shape[0]
+            self._call(kernel.table, kernel, array.reshape(-1), partial.reshape(-1), n, size // n)
+            return partial
+        fold = self._fold(self._accumulate, array, axis, args, kwargs)
         if fold is None:
-            return self.numba.accumulate(array, *args, **kwargs)
-        xp, seen, shape, _ = fold
-        partial = xp.empty(seen.shape, array.dtype)
+            return self.numba.accumulate(array, axis, *args, **kwargs)
+        xp, flat, shape, _, n, inner = fold
+        partial = xp.empty(flat.size, array.dtype)
         if partial.size:
-            self._accumulate(seen, partial)
+            self._accumulate(flat, partial, n, inner)
+            self._plan_fold(self._accumulate_plans, array, axis, args, kwargs)
         return partial.reshape(shape)
 
-    def _fold(self, kernel, array, args: tuple, kwargs: dict):
-        """``(namespace, array as C-contiguous (outer, n, inner), shape, axis)`` for a ``reduce`` or
-        ``accumulate`` of ``array`` along one axis (``args``/``kwargs``: the axis alone) that
-        ``kernel`` runs: a loop of the array's dtype for both inputs and the output, ``n`` > 0;
-        None for the forms left to Numba."""
-        axis = args[0] if len(args) == 1 and not kwargs else kwargs.get("axis", 0) if set(kwargs) <= {"axis"} \
-            and not args else _NUMBA
+    def _plan_fold(self, plans: dict, array, axis, args: tuple, kwargs: dict) -> None:
+        """Remember in ``plans`` (``reduce``'s or ``accumulate``'s) that a call with ``array`` alone or
+        with axis 0 (``f(x, 0)``, ``f(x, axis=0)``), a C-contiguous NumPy array, ran kpc's kernel: the
+        next such call with an array of the same key (dtype, rank, flags) runs it straight away, its
+        array passed flat, no copy."""
+        if axis.__class__ is int and not axis and not (args or kwargs) and array.__class__ is np.ndarray \
+                and array.flags.c_contiguous:
+            self._take_call()
+            plans[self._key(array)] = array.dtype
+
+    def _fold(self, kernel, array, axis, args: tuple, kwargs: dict):
+        """``(namespace, array flat and C-contiguous, shape, axis (0 to ndim - 1), n, inner)`` for a ``reduce`` or
+        ``accumulate`` of ``array`` along ``axis`` (``args``/``kwargs``: the other arguments, none) that
+        ``kernel`` runs (``n``: the axis's extent, ``inner``: the elements after it in a row): a loop
+        of the array's dtype for both inputs and the output, ``n`` > 0; None for the forms left to
+        Numba."""
         xp = device_namespace((array,)) or np
-        if kernel is None or axis is _NUMBA or not isinstance(array, xp.ndarray) or array.ndim == 0:
+        if kernel is None or args or kwargs or not isinstance(array, xp.ndarray) or array.ndim == 0:
             return None
         if axis is None and array.ndim == 1:
             axis = 0
@@ -291,8 +345,8 @@ class UFunc(NumbaBacked):
                 or array.shape[axis] == 0:
             return None
         shape = array.shape
-        outer, inner = math.prod(shape[:axis]), math.prod(shape[axis + 1:])  # np.prod: microseconds
-        return xp, xp.ascontiguousarray(array).reshape(outer, shape[axis], inner), shape, axis
+        inner = math.prod(shape[axis + 1:])  # np.prod: microseconds
+        return xp, xp.ascontiguousarray(array).reshape(-1), shape, axis, shape[axis], inner
 
     def _device_call(self, xp, args: tuple, out):
         """A call with CUDA arrays: the loop picked as for NumPy arrays, run on CuPy arrays."""

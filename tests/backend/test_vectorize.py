@@ -182,13 +182,25 @@ def _fold(function, array, axis):
     return acc
 
 
+class _Counted:
+    """A ufunc's fold kernel that counts its runs: its empty ``table`` sends a planned call
+    (``_kpc_call(table, kernel, ...)``) to the kernel itself too."""
+
+    def __init__(self, kernel, runs: list):
+        self.kernel, self.runs, self.table = kernel, runs, {}
+
+    def __call__(self, *args):
+        self.runs.append(1)
+        return self.kernel(*args)
+
+
 @contextlib.contextmanager
 def counting(kernel: str, ufuncs):
     """The runs of each ufunc's ``kernel`` (``_reduce``, ``_accumulate``) while the block runs."""
     runs, kernels = [], {}
     for ufunc in ufuncs:
         kernels[ufunc] = found = getattr(ufunc, kernel)
-        setattr(ufunc, kernel, lambda *args, found=found: runs.append(1) or found(*args))
+        setattr(ufunc, kernel, _Counted(found, runs))
     try:
         yield runs
     finally:
@@ -223,13 +235,69 @@ def test_reduce_runs_kpcs_reduce_kernel_and_matches_numba(modules):
         # NumPy's loop does (a float64 accumulator drifts past 1e-6 on a few of 300 folds)
         single = positive(6, 300, dtype=np.float32)
         assert_same(dropin.rel_diff.reduce(single), _fold(numba_module.rel_diff, single, 0))
+        assert_same(dropin.rel_diff.reduce(single[0]), _fold(numba_module.rel_diff, single[0], 0))  # 1-D
         ints = rng.integers(0, 80, (7, 3))
         for axis in (0, 1):
             assert_same(dropin.clip_add.reduce(ints, axis), _fold(numba_module.clip_add, ints, axis))
-        assert len(runs) == 2 * len(cases) + 3
+        assert len(runs) == 2 * len(cases) + 4
         x = positive(4, 3)
         assert_same(dropin.rel_diff_cpu.reduce(x, keepdims=True), numba_module.rel_diff_cpu.reduce(x, keepdims=True))
-        assert len(runs) == 2 * len(cases) + 3  # keepdims= is Numba's
+        assert len(runs) == 2 * len(cases) + 4  # keepdims= is Numba's
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("method", ["reduce", "accumulate"])
+def test_repeated_folds_take_their_plan_and_match_numba(modules, method):
+    """``reduce(x)`` or ``accumulate(x)`` (or with axis 0) of a C-contiguous array like one folded
+    before (the same dtype, rank and flags) runs kpc's kernel straight from its plan, the array
+    passed flat: 1-D (one position per row), a row of 130 positions (blocks of 64 and a part), 3-D,
+    one element. A Fortran-ordered array, another axis and an empty axis take the long way."""
+    dropin, numba_module = modules
+    ufunc = dropin.rel_diff_cpu
+    ours, numbas = getattr(ufunc, method), getattr(numba_module.rel_diff_cpu, method)
+    for first, again in [(positive(50), positive(77)), (positive(4, 6), positive(9, 130)),
+                         (positive(2, 3, 4), positive(5, 1, 7)), (positive(3), positive(1))]:
+        assert_same(ours(first), numbas(first))
+        calls, planned = [], ufunc._call
+        ufunc._call = lambda *a, planned=planned: calls.append(1) or planned(*a)
+        try:
+            assert_same(ours(again), numbas(again))
+            assert_same(ours(again, 0), numbas(again, 0))
+            assert_same(ours(again, axis=0), numbas(again, axis=0))
+            assert len(calls) == 3, (method, again.shape)
+            if again.ndim > 1:
+                fortran = np.asfortranarray(again)
+                assert_same(ours(fortran), numbas(fortran))
+            assert_same(ours(again, -1), numbas(again, -1))
+            assert len(calls) == 3, (method, again.shape)
+        finally:
+            ufunc._call = planned
+    empty = np.empty((0, 3))
+    outcomes = []
+    for function in (ours, numbas):
+        try:
+            outcomes.append(function(empty))
+        except ValueError as error:  # reduce of an empty axis: no identity, NumPy's error
+            outcomes.append(type(error))
+    assert outcomes[0] is outcomes[1] if isinstance(outcomes[1], type) else np.array_equal(*outcomes)
+
+
+@pytest.mark.compile
+def test_a_byte_swapped_array_after_a_plan_takes_the_long_way(modules):
+    """A big-endian float64 array has the runtime key of a native one (the dtype's number): after
+    a call that made a plan, a call, ``reduce`` or ``accumulate`` with it gives Numba's result (cast
+    to the loop's dtype, or Numba's ufunc), not an error of the compiled loop."""
+    dropin, numba_module = modules
+    native = positive(12)
+    swapped = native.astype(">f8")
+    for method in ("__call__", "reduce", "accumulate"):
+        ours, numbas = getattr(dropin.rel_diff_cpu, method), getattr(numba_module.rel_diff_cpu, method)
+        args = (native, native) if method == "__call__" else (native,)
+        assert_same(ours(*args), numbas(*args))
+        assert_same(ours(*args), numbas(*args))                          # from the plan
+        args = (swapped, swapped) if method == "__call__" else (swapped,)
+        assert_same(ours(*args), numbas(*args))
+    assert_same(dropin.rel_diff_cpu(native, swapped), numba_module.rel_diff_cpu(native, swapped))
 
 
 def _running(function, array, axis):

@@ -47,6 +47,20 @@ def test_a_modulo_into_a_local_index_makes_its_operands_integers():
         assert len(guessed) == 1 and guessed[0].startswith("counts: f64[:]")
 
 
+def test_min_and_max_used_as_integers_make_their_arguments_integers():
+    module = typed("""
+        @njit
+        def folded(x, n, inner):
+            m = max(n, 1)
+            w = min(inner, x.shape[0])
+            return x[m] + x[w]
+        """)
+    assert "folded" not in module.rejected
+    types = param_types(module, "folded")
+    assert types["n"] == INT64 and types["inner"] == INT64
+    assert [g.split(":")[0] for g in module.functions["folded"].guessed] == ["x"]
+
+
 def test_range_bounds_shapes_slices_and_bits_through_locals():
     module = typed("""
         @njit
