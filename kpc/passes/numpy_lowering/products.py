@@ -50,17 +50,30 @@ class MatrixProducts:
         def at(value, row, col):
             return [col] if value.ndim == 1 else [row, col]
 
-        def element(idx, body):
-            row, col = (b.int(0), idx[0]) if len(idx) == 1 else idx
-            i, k = b.binop("//", clone(row), clone(c_rows), INT64), b.binop("%", clone(row), clone(c_rows), INT64)
-            j, l = b.binop("//", clone(col), clone(c_cols), INT64), b.binop("%", clone(col), clone(c_cols), INT64)
+        def pair(i, j, k, l, body):
             x = b.cast(a.element(at(a, i, j), body), product)
             y = b.cast(c.element(at(c, k, l), body), product)
             return b.cast(b.binop("*", x, y, product), dtype)
 
+        def element(idx, body):
+            row, col = (b.int(0), idx[0]) if len(idx) == 1 else idx
+            i, k = b.binop("//", clone(row), clone(c_rows), INT64), b.binop("%", clone(row), clone(c_rows), INT64)
+            j, l = b.binop("//", clone(col), clone(c_cols), INT64), b.binop("%", clone(col), clone(c_cols), INT64)
+            return pair(i, j, k, l, body)
+
         cols_out = b.mul(cols[0], clone(c_cols))
         shape = [cols_out] if call.type.ndim == 1 else [b.mul(rows[0], clone(c_rows)), cols_out]
-        return ArrayValue(shape, element, dtype)
+        # Written whole, block by block as Numba does: (i, k, j, l) -> (i * bm + k, j * bn + l).
+        blocks = None
+        if call.type.ndim == 2:
+            def position(idx):
+                i, k, j, l = idx
+                return [b.add(b.mul(clone(i), clone(c_rows)), clone(k)), b.add(b.mul(clone(j), clone(c_cols)), clone(l))]
+
+            blocks = ([clone(rows[0]), clone(c_rows), clone(cols[0]), clone(c_cols)],
+                      lambda idx, body: pair(clone(idx[0]), clone(idx[2]), clone(idx[1]), clone(idx[3]), body),
+                      position)
+        return ArrayValue(shape, element, dtype, blocks=blocks)
 
     def matmul(self, left, right, dtype, pre: list, node) -> ArrayValue:
         """``A @ x``, ``x @ A``, ``A @ B``: computed by the ``matmul`` routine where

@@ -34,8 +34,8 @@ from ..host_routines import ROUTINES, host_routine, is_tuple_routine, result_nam
 from .array_functions import is_nonzero
 from .elements import ElementLowering
 from .local_arrays import (inlined_arrays, is_array_target, is_mask, is_view_like, read_through_views,
-                           real_arrays_as_their_real_part, refuse_writes_through_parts, store_through_destination,
-                           written_or_passed)
+                           real_arrays_as_their_real_part, refuse_writes_through_parts, rename_regrouped_rebindings,
+                           store_through_destination, written_or_passed)
 from .loop_invariants import hoist_broadcast_checks, hoist_temporaries, unswitch_broadcast_strides
 from .unpacking import unpack_arrays
 from .values import ArrayValue, Builder, Namer, clone, const_int
@@ -57,16 +57,18 @@ class FunctionLowering:
             if definition is not None and node.id not in seen and self.reads_name(definition, name, seen + (node.id,)):
                 return True
         return False
-    def __init__(self, function: n.Function, products: bool = False):
+    def __init__(self, function: n.Function, products: bool = False, flat_reads: bool = False):
         self.function = function
         self.products = products
+        self.flat_reads = flat_reads
         unpack_arrays(function)
         real_arrays_as_their_real_part(function)
         refuse_writes_through_parts(function)
         store_through_destination(function)
+        rename_regrouped_rebindings(function)
         self.namer = Namer(function)
         self.roots = view_roots(function)
-        self.read_through = read_through_views(function)
+        self.read_through = read_through_views(function, reshapes=flat_reads)
         self.shared_views = written_or_passed(function)
         self.prange_depth = 0
         self.read_through.update(inlined_arrays(function, self.roots))
@@ -81,6 +83,7 @@ class FunctionLowering:
     def lowering(self, loc) -> ElementLowering:
         low = ElementLowering(self.function, self.namer, loc, self.read_through)
         low.products = self.products and not self.prange_depth
+        low.flat_reads = self.flat_reads
         return low
 
     def block(self, stmts: list) -> list:

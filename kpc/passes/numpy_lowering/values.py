@@ -29,7 +29,11 @@ class ArrayValue:
     statement the element needs first (inner reduction loops); ``None`` for
     uninitialised allocations (``np.empty``). ``costly``: computing one element runs an
     inner loop (axis reductions, matrix products): such a value is computed into a
-    temporary before being read more than once per element.
+    temporary before being read more than once per element. ``contiguous``: the C-contiguous
+    array this value reads at its own indices, unchanged (a reshape reads it at flat positions).
+    ``blocks``: where reading one element at a time divides its indices (``np.kron``), the
+    division-free way to write every element: ``(shape, element, position)``, a finer
+    iteration space, the element at its indices and the value's indices it is stored at.
     """
 
     shape: list
@@ -37,6 +41,8 @@ class ArrayValue:
     dtype: ScalarType
     costly: bool = False
     temporary: n.Name | None = None
+    contiguous: n.Name | None = None
+    blocks: tuple | None = None
 
     @property
     def ndim(self) -> int:
