@@ -41,7 +41,10 @@ What the emitters get after this pass (``array_level_nodes`` is empty), in full:
   ``A @ B``): inside the consumer's loop nest, per output element, ``acc = init`` and an
   inner ``for i<k> in range(0, extent)`` loop, the element being ``acc``. Where such a
   value would be recomputed (broadcast along another axis, operand of a matrix
-  product) it is computed into a temporary first.
+  product) it is computed into a temporary first. A sum or mean along a leading axis of
+  C-contiguous arrays at a kernel's host level is computed into a temporary in memory order
+  instead: ``tmp<k>[j] = 0``, then ``for i: for j: tmp<k>[j] += x[i, j]`` (each slot still sums in
+  the axis' order), then ``/ n`` for a mean.
 - **Scalar forms**: a ufunc per element is ``Call(kind="math", func="np.<ufunc>")`` (the
   frontend's spelling of a NumPy ufunc on scalars); ``np.abs``/``minimum``/``maximum``/
   ``clip`` are builtin ``abs``/``min``/``max`` (on floats, ``np.maximum(x, y)`` is

@@ -3,7 +3,8 @@ array reads it at the flat C-order position (no division per element), anything 
 into a contiguous array first; a name rebound to a transpose of itself is read through; a local
 reshape of a parameter is a view (a later write to the parameter shows through it, as in Numba);
 `-1` of an empty array is 0; `np.kron` is written block by block; `np.abs` read twice in one
-statement is computed in that statement's loop.
+statement is computed in that statement's loop; a sum or mean along a leading axis adds the rows
+in memory order (each column still sums in row order).
 """
 import numpy as np
 from numba import njit
@@ -54,6 +55,19 @@ def huber_once(r, delta):
     return np.where(a <= delta, 0.5 * r ** 2, delta * (a - 0.5 * delta))
 
 
+@njit
+def standardize(x):
+    mu = x.sum(axis=0) / x.shape[0]
+    xc = x - mu
+    sd = np.sqrt((xc ** 2).mean(axis=0))
+    return xc / np.where(sd == 0.0, 1.0, sd), x.sum(axis=1)
+
+
+@njit
+def plane_sums(t):
+    return t.sum(axis=0) + t.sum(axis=1).sum()
+
+
 KPC_CASES = {
     "split_and_merge": {
         "args": {"x": ("c", "h*b", "w*b"), "b": {"kind": "scalar", "value": "b"}},
@@ -91,5 +105,18 @@ KPC_CASES = {
         "args": {"r": {"kind": "array", "shape": ("n",), "low": -3.0, "high": 3.0},
                  "delta": {"kind": "scalar", "value": 1.0}},
         "sizes": [{"n": 1}, {"n": 17}],
+    },
+    "standardize": {
+        "args": {"x": ("n", "d")},
+        "dtypes": ["float64", "float32"],
+        "sizes": [{"n": 1, "d": 1}, {"n": 10, "d": 3}, {"n": 33, "d": 5}],
+        "layouts": ["C", "F", "strided"],
+        "rtol": {"float64": 1e-12, "float32": 1e-5},
+    },
+    "plane_sums": {
+        "args": {"t": ("a", "b", "c")},
+        "dtypes": ["int64", "float64"],
+        "sizes": [{"a": 1, "b": 1, "c": 1}, {"a": 3, "b": 4, "c": 5}],
+        "layouts": ["C", "F"],
     },
 }

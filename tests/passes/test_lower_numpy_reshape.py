@@ -1,6 +1,7 @@
 """lower-numpy on the Kokkos target (``flat_reads``): reshapes read C-contiguous arrays at flat
 positions instead of splitting each position with ``//`` and ``%``; ``np.kron`` is written block by
-block; a name rebound to a transpose of itself is read through. Each kernel is lowered, run by the
+block; a name rebound to a transpose of itself is read through; a sum along a leading axis adds
+rows in memory order. Each kernel is lowered, run by the
 reference interpreter and compared with NumPy."""
 
 from __future__ import annotations
@@ -106,3 +107,28 @@ def test_pykokkos_target_keeps_the_split_positions():
     text = format_function(function)
     assert "flat_element" not in text and " % " in text
     assert not any(isinstance(node, n.Call) and node.func == "flat_element" for node in n.walk(function))
+
+
+def test_sum_along_a_leading_axis_adds_rows_in_memory_order():
+    function = typed_function("""
+        def centred(x):
+            return x - x.sum(axis=0) / x.shape[0] + x.mean(axis=0)
+    """, x="f64[:, :] C")
+    lower_function(function, products=True, flat_reads=True)
+    x = RNG.standard_normal((6, 3))
+    np.testing.assert_allclose(run(function, x.copy()), x - x.sum(axis=0) / 6 + x.mean(axis=0), rtol=1e-14)
+    text = format_function(function)
+    # Each column's slot starts at 0 and gets the rows added in order, the row index outermost.
+    assert "tmp0[i2] += x[i1, i2]" in text and "tmp1[i5] += x[i4, i5]" in text
+    assert "tmp1[i6] = tmp1[i6] / f64(x.shape[0])" in text
+
+
+def test_sum_along_a_leading_axis_of_a_fortran_array_reads_each_column():
+    function = typed_function("""
+        def colsum(x):
+            return x.sum(axis=0)
+    """, x="f64[:, :] F")
+    lower_function(function, products=True, flat_reads=True)
+    assert "] += x[" not in format_function(function)
+    x = np.asfortranarray(RNG.standard_normal((4, 3)))
+    np.testing.assert_allclose(run(function, x), x.sum(axis=0), rtol=1e-14)

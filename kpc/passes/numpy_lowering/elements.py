@@ -130,16 +130,28 @@ class ElementLowering(Shapes, Broadcasting, NumpyCalls, Ufuncs, Reductions, Matr
         """Loops writing every element of ``value`` into the fresh array ``target``."""
         if value.element is None:
             return []
-        shape, element, position = value.blocks or (value.shape, value.element, lambda idx: idx)
+        shape, element, position, update = value.blocks or (value.shape, value.element, lambda idx: idx, None)
+
+        def at(idx):
+            return n.Index(clone(target), [clone(i) for i in idx], value.dtype, self.loc)
 
         def body(idx):
             stmts = []
-            scalar = element(idx, stmts)
-            store = n.Index(clone(target), [clone(i) for i in position(idx)], value.dtype, self.loc)
-            stmts.append(n.Assign(store, self.b.cast(scalar, value.dtype), self.loc))
+            scalar = self.b.cast(element(idx, stmts), value.dtype)
+            if update is None:
+                stmts.append(n.Assign(at(position(idx)), scalar, self.loc))
+            else:
+                stmts.append(n.AugAssign(at(position(idx)), "+", scalar, loc=self.loc))
             return stmts
 
-        return self.loop_nest(shape, body)
+        if update is None:
+            return self.loop_nest(shape, body)
+        init, finish = update
+        nest = self.loop_nest(value.shape, lambda idx: [n.Assign(at(idx), clone(init), self.loc)])
+        nest += self.loop_nest(shape, body)
+        if finish is not None:
+            nest += self.loop_nest(value.shape, lambda idx: [n.Assign(at(idx), finish(at(idx)), self.loc)])
+        return nest
 
     # ----------------------------------------------------------------- scalars
 

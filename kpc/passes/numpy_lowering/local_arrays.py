@@ -99,21 +99,20 @@ def written_or_passed(function: n.Function) -> set:
     return names
 
 
-def read_through_views(function: n.Function, reshapes: bool = False) -> dict:
-    """Locals bound once to a view (``b = a[1:]``, ``b = a.T``, ``b = a[::2]``, ``b = a[:, None]``)
-    and only read: their uses read ``a`` with mapped indices instead, so no subview is made
-    (Kokkos has none for steps, new axes and transposes). Every name the view's definition
-    reads is bound at most once, so it means the same at every use. With ``reshapes``, a
-    reshape or ravel of a C-contiguous array (a view in Numba) too: its uses read the array at
-    flat positions."""
+def read_through_views(function: n.Function) -> dict:
+    """Locals bound once to a view (``b = a[1:]``, ``b = a.T``, ``b = a[::2]``, ``b = a[:, None]``,
+    and a reshape or ravel of a C-contiguous array, a view in Numba) and only read: their uses
+    read ``a`` with mapped indices instead, so no subview is made (Kokkos has none for steps,
+    new axes, transposes and reshapes), and a later write to ``a`` shows through them as in
+    Numba. Every name the view's definition reads is bound at most once, so it means the same
+    at every use."""
     assigned = assignment_counts(function)
     defs = {}
     for s in n.walk(function):
         if not (isinstance(s, n.Assign) and isinstance(s.target, n.Name) and assigned.get(s.target.id) == 1):
             continue
         value = s.value
-        if not isinstance(value.type, ArrayType) or not (is_view_like(value)
-                                                         or reshapes and is_contiguous_reshape(value)):
+        if not isinstance(value.type, ArrayType) or not (is_view_like(value) or is_contiguous_reshape(value)):
             continue
         if all(assigned.get(x.id, 0) <= 1 for x in n.walk(value) if isinstance(x, n.Name)) \
                 and uses_follow(function, s):
@@ -138,10 +137,11 @@ def read_through_views(function: n.Function, reshapes: bool = False) -> dict:
 
 
 def is_contiguous_reshape(expr) -> bool:
-    """``a.reshape(...)``/``a.ravel()`` of a C-contiguous array name (Numba's view of ``a``)."""
+    """``a.reshape(...)``/``a.ravel()`` of an array name not known to be Fortran-ordered (Numba
+    reshapes C-contiguous arrays only, into a view of them)."""
     return isinstance(expr, n.Call) and expr.kind == "numpy" and short_name(expr.func) in ("reshape", "ravel") \
         and bool(expr.args) and isinstance(expr.args[0], n.Name) and isinstance(expr.args[0].type, ArrayType) \
-        and expr.args[0].type.layout == "C"
+        and expr.args[0].type.layout != "F"
 
 
 def uses_follow(function: n.Function, definition: n.Assign) -> bool:

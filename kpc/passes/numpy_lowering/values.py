@@ -31,9 +31,12 @@ class ArrayValue:
     inner loop (axis reductions, matrix products): such a value is computed into a
     temporary before being read more than once per element. ``contiguous``: the C-contiguous
     array this value reads at its own indices, unchanged (a reshape reads it at flat positions).
-    ``blocks``: where reading one element at a time divides its indices (``np.kron``), the
-    division-free way to write every element: ``(shape, element, position)``, a finer
-    iteration space, the element at its indices and the value's indices it is stored at.
+    ``blocks``: a faster way to write every element than one at a time (``np.kron`` without a
+    division per element; a sum along a leading axis in memory order): ``(shape, element,
+    position, update)``, an iteration space, the scalar at its indices and the value's indices
+    it is stored at; ``update`` None stores it, else ``(init, finish)``: every element is first
+    set to ``init``, the scalars are added to it in iteration order, then ``finish(element)``
+    (None: nothing) is stored.
     """
 
     shape: list
