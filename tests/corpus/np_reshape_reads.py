@@ -4,7 +4,7 @@ into a contiguous array first; a name rebound to a transpose of itself is read t
 reshape of a parameter is a view (a later write to the parameter shows through it, as in Numba);
 `-1` of an empty array is 0; `np.kron` is written block by block; `np.abs` read twice in one
 statement is computed in that statement's loop; a sum or mean along a leading axis adds the rows
-in memory order (each column still sums in row order).
+in memory order (each column still sums in row order; Numba has no `mean(axis=...)`).
 """
 import numpy as np
 from numba import njit
@@ -59,7 +59,7 @@ def huber_once(r, delta):
 def standardize(x):
     mu = x.sum(axis=0) / x.shape[0]
     xc = x - mu
-    sd = np.sqrt((xc ** 2).mean(axis=0))
+    sd = np.sqrt((xc ** 2).sum(axis=0) / x.shape[0])
     return xc / np.where(sd == 0.0, 1.0, sd), x.sum(axis=1)
 
 
@@ -89,6 +89,7 @@ KPC_CASES = {
     },
     "view_sees_later_write": {
         "args": {"x": ("n", "m")},
+        "writes": ["x"],
         "sizes": [{"n": 1, "m": 1}, {"n": 3, "m": 4}],
     },
     "empty_minus_one": {
