@@ -15,7 +15,7 @@ def split_and_merge(x, b):
     c, h, w = x.shape
     y = x.reshape(c, h // b, b, w // b, b)
     y = y.transpose((2, 4, 0, 1, 3))
-    return np.ascontiguousarray(y).reshape(c * b * b, h // b, w // b)
+    return y.copy().reshape(c * b * b, h // b, w // b)
 
 
 @njit
