@@ -94,7 +94,7 @@ KPC_CASES = {
     },
     "empty_minus_one": {
         "args": {"x": ("n", "m", "k")},
-        "sizes": [{"n": 0, "m": 2, "k": 3}, {"n": 2, "m": 3, "k": 4}],
+        "sizes": [{"n": 2, "m": 0, "k": 3}, {"n": 2, "m": 3, "k": 4}],
     },
     "kron_blocks": {
         "args": {"a": ("p", "q"), "b": ("r", "s")},
