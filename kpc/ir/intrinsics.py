@@ -144,6 +144,9 @@ ORDER_ROUTINES = {"sort_rows": 1, "argsort": 1, "searchsorted_values": 1, "digit
 # value: ``searchsorted(a, v, right)``, ``digitize(x, bins, right)``, ``interp(x, xp, fp)``;
 # ``unique_count(s)``, how many distinct values the sorted copy ``s`` holds.
 ORDER_READERS = frozenset({"median_sorted", "quantile_sorted", "searchsorted", "digitize", "interp", "unique_count"})
+# ``flat_element(a, p)``: the element at C-order position ``p`` of the C-contiguous array ``a``
+# (a reshape read without splitting ``p`` into indices; the Kokkos target only).
+FLAT_ELEMENT = "flat_element"
 # ``value_check(ok, k)``: a run-time check lower-numpy adds where NumPy raises ValueError
 # VALUE_ERRORS[k] (``ok`` false); the Kokkos backend raises it once the kernel returns.
 # The last four are the reductions of an empty array (EMPTY_REDUCTION_ERRORS), by reduction.

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kpc.ir import nodes as n
-from kpc.ir.intrinsics import HOST_ROUTINES, ORDER_ROUTINES
+from kpc.ir.intrinsics import FLAT_ELEMENT, HOST_ROUTINES, ORDER_ROUTINES
 from kpc.ir.queries import same_expr, statements
 from kpc.ir.types import UNKNOWN, ArrayType
 
@@ -248,6 +248,8 @@ def collect_accesses(scope: ArrayScope, body: list, effects: CallEffects) -> lis
             for k, arg in enumerate(listed):
                 if scope.is_view(arg):
                     add(arg, "write" if k >= len(listed) - results else "read", stmt, via=f"{node.func}()")
+        elif node.kind == "builtin" and node.func == FLAT_ELEMENT:
+            add(node.args[0], "read", stmt, via=f"{node.func}()")
         elif node.kind == "numpy":
             for arg in list(node.args) + [v for k, v in node.kwargs.items() if k != "out"]:
                 if isinstance(arg, n.Name) and scope.is_array(arg.id):

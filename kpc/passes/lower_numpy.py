@@ -20,7 +20,9 @@ What the emitters get after this pass (``array_level_nodes`` is empty), in full:
   ``For(i<k>, extent - 1, -1, -1)``.
 - **Element access**: ``Index(Name, [i64 scalar per axis])``; indices are affine in the
   loop variables (``i0 + 1``, ``n - 1 - i0``, ``2 * i0``), gathers read ``a[idx[i0]]``,
-  reshapes split a flat position with ``//`` and ``%``.
+  reshapes split a flat position with ``//`` and ``%``, except that on the Kokkos target a
+  reshape or ravel of a C-contiguous array of rank 2 or more reads it at the flat position,
+  ``flat_element(a, (i0 * n1 + i1) * n2 + i2)`` (a builtin: one load, no division).
 - **Whole-array reductions** (``np.sum(x)``, ``x.max()``, ``x @ y`` of vectors, ...): a
   scalar accumulator (the user's local for ``s = np.sum(...)``, else ``sum<k>``,
   ``prod<k>``, ``min<k>``, ``max<k>``, ``mean<k>``, ``count<k>``, ``any<k>``, ``all<k>``)
@@ -39,7 +41,10 @@ What the emitters get after this pass (``array_level_nodes`` is empty), in full:
   ``A @ B``): inside the consumer's loop nest, per output element, ``acc = init`` and an
   inner ``for i<k> in range(0, extent)`` loop, the element being ``acc``. Where such a
   value would be recomputed (broadcast along another axis, operand of a matrix
-  product) it is computed into a temporary first.
+  product) it is computed into a temporary first. A sum or mean along a leading axis of
+  C-contiguous arrays at a kernel's host level is computed into a temporary in memory order
+  instead: ``tmp<k>[j] = 0``, then ``for i: for j: tmp<k>[j] += x[i, j]`` (each slot still sums in
+  the axis' order), then ``/ n`` for a mean.
 - **Scalar forms**: a ufunc per element is ``Call(kind="math", func="np.<ufunc>")`` (the
   frontend's spelling of a NumPy ufunc on scalars); ``np.abs``/``minimum``/``maximum``/
   ``clip`` are builtin ``abs``/``min``/``max`` (on floats, ``np.maximum(x, y)`` is
@@ -176,7 +181,8 @@ class LowerNumpy(Pass):
         in_regions = called_inside(module, lambda loop: loop.kind == "prange")
         for name, function in list(module.functions.items()):
             try:
-                lower_function(function, products=ctx.target == "kokkos" and name not in in_regions)
+                lower_function(function, products=ctx.target == "kokkos" and name not in in_regions,
+                               flat_reads=ctx.target == "kokkos")
             except NumpyLoweringError as error:
                 failed[name] = error
         if failed:
@@ -203,11 +209,12 @@ def reject(module, failed: dict) -> None:
     module.rebuild_callgraph()
 
 
-def lower_function(function: n.Function, products: bool = False) -> n.Function:
+def lower_function(function: n.Function, products: bool = False, flat_reads: bool = False) -> n.Function:
     """Lower every array-level node of ``function`` in place; returns it. ``products``: matrix
     products outside ``prange`` loops call the ``matmul`` routine (the Kokkos target, for a
-    function not called from a ``prange``)."""
-    FunctionLowering(function, products).run()
+    function not called from a ``prange``). ``flat_reads``: reshapes of C-contiguous arrays
+    read them with ``flat_element`` (the Kokkos target)."""
+    FunctionLowering(function, products, flat_reads).run()
     return function
 
 

@@ -213,6 +213,13 @@ def _value_check(ok, error):
 
 
 # The host routines lower-numpy calls (ir.intrinsics.HOST_ROUTINES), computed with NumPy.
+def _flat_element(a, p):
+    """``flat_element(a, p)``: the element at C-order position ``p``, which must lie inside ``a``."""
+    if not 0 <= p < a.size:
+        raise IndexError(f"flat_element position {p} outside an array of {a.size} elements")
+    return a.flat[p].item()
+
+
 _HOST_ROUTINES = {"linalg_solve": _fill(np.linalg.solve), "linalg_inv": _fill(np.linalg.inv),
                   "linalg_cholesky": _fill(np.linalg.cholesky), "histogram": _histogram, "histogram_edges": _histogram_edges,
                   "cov": _cov, "cov_xy": _cov_xy, "matmul": _matmul, "bincount_length": _bincount_length,
@@ -277,6 +284,6 @@ def _expr(e, env):
         if e.kind == "builtin":
             return {"abs": abs, "min": min, "max": max, "len": len, "int": int, "float": float, "round": round,
                     "bool": bool, "broadcast_operands": _broadcast_operands,
-                    "broadcast_into": _broadcast_into, **_HOST_ROUTINES, **_ORDER_ROUTINES}[e.func](
+                    "broadcast_into": _broadcast_into, "flat_element": _flat_element, **_HOST_ROUTINES, **_ORDER_ROUTINES}[e.func](
                         *args, **{k: _expr(v, env) for k, v in e.kwargs.items()})
     raise TypeError(f"cannot evaluate {type(e).__name__}: {e}")

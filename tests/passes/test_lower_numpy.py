@@ -354,7 +354,8 @@ def test_matmul_of_transposes_reads_permuted_indices():
         def gram(X):
             return X.T @ X
     """, dict(X="f64[:, :]"), mat())
-    assert "dot0 += X[i2, i0] * X[i2, i1]" in format_function(f)
+    # Written row by row: the inner loop reads a row of X, each element still summed in k order.
+    assert "tmp0[i2, i4] += X[i3, i2] * X[i3, i4]" in format_function(f)
 
 
 def test_products_at_host_level_call_the_matmul_routine():

@@ -14,7 +14,7 @@ NumPy's inf, nan or 0; under ``boundscheck=True`` every index is checked
 from __future__ import annotations
 
 from kpc.ir import nodes as n
-from kpc.ir.intrinsics import EMPTY_REDUCTION_ERRORS, HOST_ROUTINES, ORDER_READERS, ORDER_ROUTINES, VALUE_ERRORS
+from kpc.ir.intrinsics import EMPTY_REDUCTION_ERRORS, FLAT_ELEMENT, HOST_ROUTINES, ORDER_READERS, ORDER_ROUTINES, VALUE_ERRORS
 from kpc.ir.types import BOOL, FLOAT64, INT64, ArrayType, ScalarType, TupleType, Type, UNKNOWN, promote
 
 from .cxx import BackendError, literal, scalar_type
@@ -443,6 +443,8 @@ class ExprEmitter:
                 f"std::array<int64_t, {len(a.elements)}>{{{', '.join(self.emit(x, INT64) for x in a.elements)}}}"
                 for a in args)
             return f"kpc::{name}<{'true' if in_kernel else 'false'}>({shapes})"
+        if name == FLAT_ELEMENT:
+            return f"kpc::flat_element({self.emit(args[0])}, {self.emit(args[1], INT64)})"
         if name in HOST_ROUTINES:
             return self._host_routine(e, name)
         if name in ORDER_ROUTINES or name in ORDER_READERS:

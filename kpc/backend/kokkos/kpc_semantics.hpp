@@ -62,6 +62,30 @@ KOKKOS_INLINE_FUNCTION int64_t wrap(int64_t index, int64_t extent) {
   return index < 0 ? index + extent : index;
 }
 
+// The element at C-order position p of v (a reshape read without splitting p into indices): one
+// load where v is LayoutRight (contiguous: kpc's views are never padded), else p split over v's
+// extents and strides.
+template <class V>
+KOKKOS_INLINE_FUNCTION typename V::reference_type flat_element_of(const V& v, int64_t p, Kokkos::LayoutRight) {
+  return v.data()[p];
+}
+
+template <class V, class Layout>
+KOKKOS_INLINE_FUNCTION typename V::reference_type flat_element_of(const V& v, int64_t p, Layout) {
+  int64_t offset = 0;
+  for (int d = static_cast<int>(V::rank) - 1; d >= 0; --d) {
+    const int64_t n = static_cast<int64_t>(v.extent(d));
+    offset += (p % n) * static_cast<int64_t>(v.stride(d));
+    p /= n;
+  }
+  return v.data()[offset];
+}
+
+template <class V>
+KOKKOS_INLINE_FUNCTION typename V::reference_type flat_element(const V& v, int64_t p) {
+  return flat_element_of(v, p, typename V::array_layout());
+}
+
 // The [lower, upper) of a step-1 slice a[lo:hi] of an axis of length n, clamped as Python does.
 KOKKOS_INLINE_FUNCTION Kokkos::pair<int64_t, int64_t> slice(int64_t lo, int64_t hi, int64_t n) {
   lo = lo < 0 ? (lo + n < 0 ? 0 : lo + n) : (lo > n ? n : lo);

@@ -46,7 +46,8 @@ class Broadcasting:
         else:
             shape, hint = self.broadcast_shape(arrays, rank, extents), None
         for k, v in enumerate(values):
-            if isinstance(v, ArrayValue) and v.costly and self.is_broadcast(v, shape):
+            if isinstance(v, ArrayValue) and (v.costly and self.is_broadcast(v, shape)
+                                              or self.products and v.blocks is not None and v.blocks[3] is not None):
                 values[k] = self.read_back(self.materialize(v, pre), v.shape)
         values = self.stretch(values, shape, pre, into=hint is not None, extents=extents)
 

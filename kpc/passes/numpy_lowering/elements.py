@@ -71,6 +71,9 @@ class ElementLowering(Shapes, Broadcasting, NumpyCalls, Ufuncs, Reductions, Matr
         # statements at a kernel's host level (not in a ``prange``, not in a function called
         # from one) of the Kokkos target; else each element is a dot-product loop.
         self.products = False
+        # A reshape of a C-contiguous array reads it at flat positions (``flat_element``, the
+        # Kokkos target) instead of splitting each position into indices with ``//`` and ``%``.
+        self.flat_reads = False
 
     @property
     def loc(self):
@@ -127,15 +130,28 @@ class ElementLowering(Shapes, Broadcasting, NumpyCalls, Ufuncs, Reductions, Matr
         """Loops writing every element of ``value`` into the fresh array ``target``."""
         if value.element is None:
             return []
+        shape, element, position, update = value.blocks or (value.shape, value.element, lambda idx: idx, None)
+
+        def at(idx):
+            return n.Index(clone(target), [clone(i) for i in idx], value.dtype, self.loc)
 
         def body(idx):
             stmts = []
-            element = value.element(idx, stmts)
-            store = n.Index(clone(target), [clone(i) for i in idx], value.dtype, self.loc)
-            stmts.append(n.Assign(store, self.b.cast(element, value.dtype), self.loc))
+            scalar = self.b.cast(element(idx, stmts), value.dtype)
+            if update is None:
+                stmts.append(n.Assign(at(position(idx)), scalar, self.loc))
+            else:
+                stmts.append(n.AugAssign(at(position(idx)), "+", scalar, loc=self.loc))
             return stmts
 
-        return self.loop_nest(value.shape, body)
+        if update is None:
+            return self.loop_nest(shape, body)
+        init, finish = update
+        nest = self.loop_nest(value.shape, lambda idx: [n.Assign(at(idx), clone(init), self.loc)])
+        nest += self.loop_nest(shape, body)
+        if finish is not None:
+            nest += self.loop_nest(value.shape, lambda idx: [n.Assign(at(idx), finish(at(idx)), self.loc)])
+        return nest
 
     # ----------------------------------------------------------------- scalars
 
@@ -320,7 +336,8 @@ class ElementLowering(Shapes, Broadcasting, NumpyCalls, Ufuncs, Reductions, Matr
         def element(idx, body):
             return n.Index(clone(name), [clone(i) for i in idx], ty.dtype, self.loc)
 
-        return ArrayValue([self.b.shape_of(name, d) for d in range(ty.ndim)], element, ty.dtype)
+        return ArrayValue([self.b.shape_of(name, d) for d in range(ty.ndim)], element, ty.dtype,
+                          contiguous=name if ty.layout == "C" else None)
 
     def read_back(self, array: n.Name, shape: list) -> ArrayValue:
         """The ``ArrayValue`` of a temporary materialised from a value of ``shape`` (whose
@@ -328,4 +345,5 @@ class ElementLowering(Shapes, Broadcasting, NumpyCalls, Ufuncs, Reductions, Matr
         def element(idx, body):
             return n.Index(clone(array), [clone(i) for i in idx], array.type.dtype, self.loc)
 
-        return ArrayValue(list(shape), element, array.type.dtype, temporary=array)
+        return ArrayValue(list(shape), element, array.type.dtype, temporary=array,
+                          contiguous=array if array.type.layout == "C" else None)

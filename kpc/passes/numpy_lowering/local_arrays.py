@@ -34,8 +34,28 @@ from ...ir.rewrite import replace_names
 from ...ir.types import BOOL, ArrayType
 from ..aliasing import is_view_expr, view_base_name
 from ..lowering_errors import NumpyLoweringError
+from ..split_rebindings import split_rebinding
 from .numpy_names import short_name
 from .values import clone
+
+
+# Calls that regroup or reorder the elements of their first argument.
+REGROUPING = frozenset({"reshape", "transpose", "ravel", "ascontiguousarray"})
+
+
+def rename_regrouped_rebindings(function: n.Function) -> None:
+    """``y = y.transpose(...)`` (a reshape, transpose, ravel or contiguous copy of the name it
+    rebinds) binds a fresh name from there on, where ``split_rebinding`` can: each binding is
+    then made once and read through or inlined where it is used, not copied into ``y``.
+    (Before: ``y = x.reshape(c, h, w); y = y.transpose((1, 0, 2))``;
+    after: ``y = x.reshape(c, h, w); y_1 = y.transpose((1, 0, 2))``.)"""
+    for s in list(n.walk(function)):
+        if isinstance(s, n.Assign) and isinstance(s.target, n.Name) and isinstance(s.value, n.Call) \
+                and s.value.kind == "numpy" and short_name(s.value.func) in REGROUPING and s.value.args \
+                and isinstance(s.value.args[0], n.Name) and s.value.args[0].id == s.target.id:
+            new = split_rebinding(function, s, s.target.id)
+            if new is not None:
+                function.locals[new] = s.target.type
 
 
 def is_mask(entry) -> bool:
@@ -80,17 +100,19 @@ def written_or_passed(function: n.Function) -> set:
 
 
 def read_through_views(function: n.Function) -> dict:
-    """Locals bound once to a view (``b = a[1:]``, ``b = a.T``, ``b = a[::2]``, ``b = a[:, None]``)
-    and only read: their uses read ``a`` with mapped indices instead, so no subview is made
-    (Kokkos has none for steps, new axes and transposes). Every name the view's definition
-    reads is bound at most once, so it means the same at every use."""
+    """Locals bound once to a view (``b = a[1:]``, ``b = a.T``, ``b = a[::2]``, ``b = a[:, None]``,
+    and a reshape or ravel of a C-contiguous array, a view in Numba) and only read: their uses
+    read ``a`` with mapped indices instead, so no subview is made (Kokkos has none for steps,
+    new axes, transposes and reshapes), and a later write to ``a`` shows through them as in
+    Numba. Every name the view's definition reads is bound at most once, so it means the same
+    at every use."""
     assigned = assignment_counts(function)
     defs = {}
     for s in n.walk(function):
         if not (isinstance(s, n.Assign) and isinstance(s.target, n.Name) and assigned.get(s.target.id) == 1):
             continue
         value = s.value
-        if not isinstance(value.type, ArrayType) or not is_view_like(value):
+        if not isinstance(value.type, ArrayType) or not (is_view_like(value) or is_contiguous_reshape(value)):
             continue
         if all(assigned.get(x.id, 0) <= 1 for x in n.walk(value) if isinstance(x, n.Name)) \
                 and uses_follow(function, s):
@@ -112,6 +134,14 @@ def read_through_views(function: n.Function) -> dict:
             name = view_base_name(e) if is_view_expr(e) else None
             defs.pop(name, None)
     return defs
+
+
+def is_contiguous_reshape(expr) -> bool:
+    """``a.reshape(...)``/``a.ravel()`` of an array name not known to be Fortran-ordered (Numba
+    reshapes C-contiguous arrays only, into a view of them)."""
+    return isinstance(expr, n.Call) and expr.kind == "numpy" and short_name(expr.func) in ("reshape", "ravel") \
+        and bool(expr.args) and isinstance(expr.args[0], n.Name) and isinstance(expr.args[0].type, ArrayType) \
+        and expr.args[0].type.layout != "F"
 
 
 def uses_follow(function: n.Function, definition: n.Assign) -> bool:
@@ -155,7 +185,8 @@ def inlined_arrays(function: n.Function, roots: dict) -> dict:
     statements of its block is a temporary NumPy needed and loops do not: used once,
     it is always inlined; used several times, it is inlined inside loop bodies (an
     allocation per iteration of a parallel loop costs more than recomputing the
-    elements). Nothing between the definition and the last use may write an array
+    elements) and where one statement reads it several times and it calls no transcendental
+    function (``a = np.abs(r); np.where(a <= d, r * r, d * a)``: one pass, not two). Nothing between the definition and the last use may write an array
     it reads or rebind a name it reads.
     """
     counts = assignment_counts(function)
@@ -182,7 +213,8 @@ def inlined_arrays(function: n.Function, roots: dict) -> dict:
                 continue
             if any(not isinstance(block[j], (n.Assign, n.AugAssign, n.Return)) for j in uses):
                 continue
-            if total > 1 and (not in_loop or is_costly(s.value)):
+            one_statement = len(uses) == 1 and not is_transcendental(s.value)
+            if total > 1 and (not (in_loop or one_statement) or is_costly(s.value)):
                 continue
             if any(writes_inputs(block[j], s.value, roots) for j in range(k + 1, uses[-1])):
                 continue

@@ -157,7 +157,7 @@ class NumpyCalls:
         if name in ("concatenate", "hstack", "vstack", "stack"):
             return self.joined(name, call, pre)
         if name in ("ravel", "flatten"):
-            return self.flat(self.array(self.subject(call), pre), None)
+            return self.flat(self.array(self.subject(call), pre), None, pre)
         if name == "isclose":
             return self.elementwise(call.args[:2], BOOL, pre, self.close_to(call, pre), hint)
         if name in ("diff",):

@@ -50,17 +50,30 @@ class MatrixProducts:
         def at(value, row, col):
             return [col] if value.ndim == 1 else [row, col]
 
-        def element(idx, body):
-            row, col = (b.int(0), idx[0]) if len(idx) == 1 else idx
-            i, k = b.binop("//", clone(row), clone(c_rows), INT64), b.binop("%", clone(row), clone(c_rows), INT64)
-            j, l = b.binop("//", clone(col), clone(c_cols), INT64), b.binop("%", clone(col), clone(c_cols), INT64)
+        def pair(i, j, k, l, body):
             x = b.cast(a.element(at(a, i, j), body), product)
             y = b.cast(c.element(at(c, k, l), body), product)
             return b.cast(b.binop("*", x, y, product), dtype)
 
+        def element(idx, body):
+            row, col = (b.int(0), idx[0]) if len(idx) == 1 else idx
+            i, k = b.binop("//", clone(row), clone(c_rows), INT64), b.binop("%", clone(row), clone(c_rows), INT64)
+            j, l = b.binop("//", clone(col), clone(c_cols), INT64), b.binop("%", clone(col), clone(c_cols), INT64)
+            return pair(i, j, k, l, body)
+
         cols_out = b.mul(cols[0], clone(c_cols))
         shape = [cols_out] if call.type.ndim == 1 else [b.mul(rows[0], clone(c_rows)), cols_out]
-        return ArrayValue(shape, element, dtype)
+        # Written whole, block by block as Numba does: (i, k, j, l) -> (i * bm + k, j * bn + l).
+        blocks = None
+        if call.type.ndim == 2:
+            def position(idx):
+                i, k, j, l = idx
+                return [b.add(b.mul(clone(i), clone(c_rows)), clone(k)), b.add(b.mul(clone(j), clone(c_cols)), clone(l))]
+
+            blocks = ([clone(rows[0]), clone(c_rows), clone(cols[0]), clone(c_cols)],
+                      lambda idx, body: pair(clone(idx[0]), clone(idx[2]), clone(idx[1]), clone(idx[3]), body),
+                      position, None)
+        return ArrayValue(shape, element, dtype, blocks=blocks)
 
     def matmul(self, left, right, dtype, pre: list, node) -> ArrayValue:
         """``A @ x``, ``x @ A``, ``A @ B``: computed by the ``matmul`` routine where
@@ -91,7 +104,24 @@ class MatrixProducts:
             body.append(b.loop(k.id, clone(inner_extent), inner))
             return b.name(acc, dtype)
 
-        return ArrayValue(shape, element, dtype, costly=True)
+        return ArrayValue(shape, element, dtype, costly=True, blocks=self.row_by_row(a, c, dtype))
+
+    def row_by_row(self, a: ArrayValue, c: ArrayValue, dtype):
+        """``A @ B`` and ``x @ B`` written whole (``ArrayValue.blocks``): each result row set to 0,
+        then ``a[i, k] * b[k, :]`` added for k in order (each element still sums in the order
+        of ``k``): the inner loop reads rows of ``B``, not its columns."""
+        if c.ndim != 2:
+            return None
+        b = self.b
+
+        def element(idx, body):
+            row = [clone(idx[0]), clone(idx[1])] if a.ndim == 2 else [clone(idx[0])]
+            x = b.cast(a.element(row, body), dtype)
+            return b.binop("*", x, b.cast(c.element([clone(idx[-2]), clone(idx[-1])], body), dtype), dtype)
+
+        shape = ([clone(a.shape[0])] if a.ndim == 2 else []) + [clone(a.shape[-1]), clone(c.shape[1])]
+        position = (lambda idx: [idx[0], idx[2]]) if a.ndim == 2 else (lambda idx: [idx[1]])
+        return (shape, element, position, (b.const(0, dtype), None))
 
     def matmul_routine(self, left, right, dtype, pre: list, node) -> ArrayValue:
         """``out = np.empty(shape)`` and ``matmul(a, b, out)``: a routine the backend

@@ -338,4 +338,28 @@ class Reductions:
                                      self.loc))
             return b.name(acc, dtype)
 
-        return ArrayValue(source.shape[:axis] + source.shape[axis + 1:], element, dtype, costly=True)
+        shape = source.shape[:axis] + source.shape[axis + 1:]
+        return ArrayValue(shape, element, dtype, costly=True,
+                          blocks=self.in_memory_order(op, source, axis, dtype))
+
+    def in_memory_order(self, op, source: ArrayValue, axis: int, dtype):
+        """A sum or mean along a leading axis of C-contiguous arrays at a kernel's host level (where
+        products may call BLAS: not in a prange body), written as NumPy and Numba compute it: the
+        result set to 0, then every element added to its slot in memory order (each slot still
+        sums in the order of the axis), then divided for a mean. Reading one result element at a
+        time would stride down the axis, once per element; None where that does not apply."""
+        b = self.b
+        if op not in ("sum", "mean") or axis == source.ndim - 1 or not self.products or source.costly:
+            return None
+        probe = source.element([b.name(f"probe{d}", INT64) for d in range(source.ndim)], [])
+        if any(isinstance(x, n.Index) and isinstance(x.base, n.Name) and isinstance(x.base.type, ArrayType)
+               and x.base.type.layout != "C" for x in n.walk(probe)) or any(
+                isinstance(x, n.Call) and x.kind not in ("math", "builtin") for x in n.walk(probe)):
+            return None
+        count = b.cast(clone(source.shape[axis]), dtype)
+        finish = (lambda slot: b.binop("/", slot, clone(count), dtype)) if op == "mean" else None
+
+        def position(idx):
+            return idx[:axis] + idx[axis + 1:]
+
+        return (list(source.shape), source.element, position, (b.const(0, dtype), finish))

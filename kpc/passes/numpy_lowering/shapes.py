@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 from ...ir import nodes as n
+from ...ir.intrinsics import FLAT_ELEMENT
 from ...ir.types import BOOL, INT64, ArrayType, TupleType
 from .values import ArrayValue, clone, const_int
 
@@ -210,20 +211,48 @@ class Shapes:
             self.fail(f"`{call}` with more than one -1", call)
         extents = [self.scalar(d, pre) for d in dims]
         if -1 in consts:
-            known = self.size([e for e, c in zip(extents, consts) if c != -1])
-            extents[consts.index(-1)] = self.b.binop("//", self.size(source.shape), known, INT64)
-        return self.flat(source, extents)
+            # Computed once per statement (not per element, and one name for every read of the
+            # reshape); 0 where the other extents multiply to 0 (Numba's reshape of an empty array).
+            key = ("reshape", str(call))
+            if key not in self.hoisted:
+                known = self.local("known", self.size([e for e, c in zip(extents, consts) if c != -1]), pre)
+                whole = self.b.binop("//", self.size(source.shape), clone(known), INT64)
+                empty = n.Compare("==", clone(known), self.b.int(0), BOOL, self.loc)
+                self.hoisted[key] = self.local("ext", n.IfExp(empty, self.b.int(0), whole, INT64, self.loc), pre)
+            extents[consts.index(-1)] = clone(self.hoisted[key])
+        return self.flat(source, extents, pre)
 
-    def flat(self, source: ArrayValue, shape: list | None) -> ArrayValue:
+    def flat(self, source: ArrayValue, shape: list | None, pre: list | None = None) -> ArrayValue:
         """``source`` read in C order as an array of ``shape`` (1-D when None): each result
-        index becomes a flat position, split back into ``source``'s indices."""
+        index becomes a flat position, split back into ``source``'s indices, or read at that
+        position where ``source`` is a C-contiguous array (``flat_reads``; with ``pre``, any other
+        ``source`` is first computed into one there)."""
         b = self.b
         shape = [self.size(source.shape)] if shape is None else shape
 
-        def element(idx, body):
+        def flat_position(idx):
             position = clone(idx[0])
             for d in range(1, len(shape)):
                 position = b.add(b.mul(position, clone(shape[d])), clone(idx[d]))
+            return position
+
+        if self.flat_reads and source.ndim > 1 and (source.contiguous is not None or pre is not None):
+            # One load at the flat position: no division per element (Numba's reshape is a view).
+            # Anything else (a slice, a transpose, an expression) is first computed into a
+            # C-contiguous temporary, as NumPy copies where a reshape cannot be a view.
+            if source.contiguous is None:
+                temporary = self.materialize(source, pre)
+                source = self.read_back(temporary, source.shape)
+            array = source.contiguous
+
+            def flat_read(idx, body):
+                return n.Call(FLAT_ELEMENT, [clone(array), flat_position(idx)], "builtin", {}, source.dtype,
+                              self.loc)
+
+            return ArrayValue(shape, flat_read, source.dtype, source.costly)
+
+        def element(idx, body):
+            position = flat_position(idx)
             parts = []
             for d in reversed(range(source.ndim)):
                 if d == 0:

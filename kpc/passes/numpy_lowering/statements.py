@@ -34,11 +34,11 @@ from ..host_routines import ROUTINES, host_routine, is_tuple_routine, result_nam
 from .array_functions import is_nonzero
 from .elements import ElementLowering
 from .local_arrays import (inlined_arrays, is_array_target, is_mask, is_view_like, read_through_views,
-                           real_arrays_as_their_real_part, refuse_writes_through_parts, store_through_destination,
-                           written_or_passed)
+                           real_arrays_as_their_real_part, refuse_writes_through_parts, rename_regrouped_rebindings,
+                           store_through_destination, written_or_passed)
 from .loop_invariants import hoist_broadcast_checks, hoist_temporaries, unswitch_broadcast_strides
 from .unpacking import unpack_arrays
-from .values import ArrayValue, Builder, Namer, clone, const_int
+from .values import ArrayValue, Builder, Namer, clone, const_int, same_extent
 
 
 class FunctionLowering:
@@ -57,13 +57,15 @@ class FunctionLowering:
             if definition is not None and node.id not in seen and self.reads_name(definition, name, seen + (node.id,)):
                 return True
         return False
-    def __init__(self, function: n.Function, products: bool = False):
+    def __init__(self, function: n.Function, products: bool = False, flat_reads: bool = False):
         self.function = function
         self.products = products
+        self.flat_reads = flat_reads
         unpack_arrays(function)
         real_arrays_as_their_real_part(function)
         refuse_writes_through_parts(function)
         store_through_destination(function)
+        rename_regrouped_rebindings(function)
         self.namer = Namer(function)
         self.roots = view_roots(function)
         self.read_through = read_through_views(function)
@@ -81,6 +83,7 @@ class FunctionLowering:
     def lowering(self, loc) -> ElementLowering:
         low = ElementLowering(self.function, self.namer, loc, self.read_through)
         low.products = self.products and not self.prange_depth
+        low.flat_reads = self.flat_reads
         return low
 
     def block(self, stmts: list) -> list:
@@ -222,6 +225,7 @@ class FunctionLowering:
         if isinstance(target, n.Index) and any(is_mask(e) for e in target.indices):
             return self.masked_store(target, value, op, low, pre, loc)
         written = low.array(target, pre)
+        whole = None
         if isinstance(getattr(value, "type", None), ArrayType):
             if value.type.ndim <= written.ndim:
                 low.shape_hint = written.shape[written.ndim - value.type.ndim:]
@@ -229,10 +233,59 @@ class FunctionLowering:
             if source.ndim > written.ndim:
                 low.fail(f"assignment of a rank-{source.ndim} value to `{target}` of rank {written.ndim}",
                          value)
+            if op is None and source.ndim == written.ndim and source.blocks is not None:
+                whole = self.written_whole(written, source, low, loc)
             source = low.stretch([source], written.shape, pre, into=True)[0]
         else:
             source = low.scalar(value, pre)
-        return self.element_loops(target, written, source, op, low, pre, loc)
+        nest = self.element_loops(target, written, source, op, low, pre, loc)
+        if whole is None:
+            return nest
+        unequal = [n.Compare("==", clone(w), clone(e), BOOL, loc) for w, e in zip(written.shape, whole[1])
+                   if not same_extent(w, e)]
+        if not unequal:
+            return whole[0]
+        test = unequal[0] if len(unequal) == 1 else n.BoolOp("and", unequal, BOOL, loc)
+        return [n.If(test, whole[0], nest, loc)]
+
+    def written_whole(self, written: ArrayValue, source: ArrayValue, low, loc):
+        """The loops that store ``source`` through its ``blocks`` form (``A[b] @ B[b]`` row by
+        row, ``np.kron`` block by block, a sum along a leading axis in memory order) and the
+        extents they assume, or None where they would read the array they write. The caller
+        runs them where the extents match at run time (else the value broadcasts: element by
+        element)."""
+        shape, element, position, update = source.blocks
+        bases: set = set()
+
+        def slot(idx):
+            stmts: list = []
+            at = written.element([clone(i) for i in idx], stmts)
+            if stmts or not (isinstance(at, n.Index) and isinstance(at.base, n.Name)):
+                bases.add(None)
+                return None
+            bases.add(at.base.id)
+            return at
+
+        def body(idx):
+            stmts: list = []
+            at, scalar = slot(position(idx)), low.b.cast(element(idx, stmts), source.dtype)
+            store = n.Assign(at, scalar, loc) if update is None else n.AugAssign(at, "+", scalar, loc=loc)
+            return stmts + [store]
+
+        main = low.loop_nest(shape, body)
+        if len(bases) != 1 or None in bases:
+            return None
+        (base,) = bases
+        targets = {id(x.target) for s in main for x in n.walk(s) if isinstance(x, (n.Assign, n.AugAssign))}
+        if any(isinstance(x, n.Index) and isinstance(x.base, n.Name) and x.base.id == base and id(x) not in targets
+               or isinstance(x, n.Call) and x.kind in ("kernel", "random") for s in main for x in n.walk(s)):
+            return None
+        if update is not None:
+            init, finish = update
+            main = low.loop_nest(written.shape, lambda idx: [n.Assign(slot(idx), clone(init), loc)]) + main
+            if finish is not None:
+                main += low.loop_nest(written.shape, lambda idx: [n.Assign(slot(idx), finish(slot(idx)), loc)])
+        return main, source.shape
 
     def element_loops(self, target, written: ArrayValue, source, op, low, pre, loc, mask=None) -> list:
         """Loops ``written[idx] (op)= source[idx]`` (under ``if mask[idx]``), computing the

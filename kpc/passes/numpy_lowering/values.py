@@ -29,7 +29,14 @@ class ArrayValue:
     statement the element needs first (inner reduction loops); ``None`` for
     uninitialised allocations (``np.empty``). ``costly``: computing one element runs an
     inner loop (axis reductions, matrix products): such a value is computed into a
-    temporary before being read more than once per element.
+    temporary before being read more than once per element. ``contiguous``: the C-contiguous
+    array this value reads at its own indices, unchanged (a reshape reads it at flat positions).
+    ``blocks``: a faster way to write every element than one at a time (``np.kron`` without a
+    division per element; a sum along a leading axis in memory order): ``(shape, element,
+    position, update)``, an iteration space, the scalar at its indices and the value's indices
+    it is stored at; ``update`` None stores it, else ``(init, finish)``: every element is first
+    set to ``init``, the scalars are added to it in iteration order, then ``finish(element)``
+    (None: nothing) is stored.
     """
 
     shape: list
@@ -37,6 +44,8 @@ class ArrayValue:
     dtype: ScalarType
     costly: bool = False
     temporary: n.Name | None = None
+    contiguous: n.Name | None = None
+    blocks: tuple | None = None
 
     @property
     def ndim(self) -> int:
