@@ -137,8 +137,11 @@ HOST_ROUTINES = {"linalg_solve": ("np.linalg.solve", 1), "linalg_inv": ("np.lina
 # Numba, each search starting from the previous one's result): ``searchsorted_values(a, v, out,
 # right)``, ``digitize_values(x, bins, out, right)``, ``interp_values(x, xp, fp, out)``.
 # ``unique_values(s, out)`` writes the distinct values of the sorted copy ``s`` (NaNs as one).
+# The statistics of one flat copy select instead of sorting it (Numba's _select): ``select_median(s)``,
+# ``select_quantile(s, q, scale)`` order ``s`` just enough for ``median_sorted`` / ``quantile_sorted``;
+# ``quantile_values(q, out, s, scale)`` selects and reads for each q in turn into ``out``.
 ORDER_ROUTINES = {"sort_rows": 1, "argsort": 1, "searchsorted_values": 1, "digitize_values": 1, "interp_values": 1,
-                  "unique_values": 1}
+                  "unique_values": 1, "select_median": 1, "select_quantile": 1, "quantile_values": 2}
 # Scalar functions of a sorted float64 copy (read only): ``median_sorted(s)``,
 # ``quantile_sorted(s, q, scale)`` (q in [0, 100 / scale], checked); and the searches of one
 # value: ``searchsorted(a, v, right)``, ``digitize(x, bins, right)``, ``interp(x, xp, fp)``;

@@ -394,6 +394,10 @@ class ParallelInfo:
     - ``learn_below``: for a region whose work per iteration the cost guard cannot estimate
       (``serial_below`` None): below this many iterations it learns serial against parallel at
       run time, per size class of its trip count (None: always parallel);
+    - ``learn_every_size``: the guard's learning (timed serial and parallel calls per size class,
+      then the faster) applies at every amount of work, not only near the threshold: a region of
+      a kernel Numba runs serially (no ``parallel=True``), which kpc runs in parallel only where
+      that measures faster on the machine at hand (``cost-guard``);
     - ``host_form``: the form host spaces run the region in instead of a plain launch
       (``choose-host-forms``; CUDA ignores it): ``element-copy`` (a ``memmove`` per thread
       block), ``chunked-reduce`` (chunks of iterations, four local accumulators each), or "";
@@ -413,6 +417,7 @@ class ParallelInfo:
     privates: list = field(default_factory=list)
     serial_below: int | None = None
     learn_below: int | None = None
+    learn_every_size: bool = False
     serial_work: list = field(default_factory=list)
     paired: bool = False
     host_form: str = ""

@@ -32,6 +32,11 @@ SERIAL_WORK = 32768
 # this many iterations (kpc::learn_serially); from there on the iterations fill the threads.
 LEARN_BELOW = 4096
 
+# A region of a kernel without ``parallel=True`` (Numba runs all of it serially) learns serial
+# against parallel at every amount of work (ParallelInfo.learn_every_size), not only near the
+# threshold: it runs in parallel only where that measures faster on the machine at hand.
+EVERY_SIZE_NOTE = "serial or parallel learned at every size (Numba runs this kernel serially)"
+
 # Estimated operations: loads, stores, +-*, comparisons count 1; divisions 4 (latency);
 # a transcendental call 20; a reduction update adds 4 (a chain the CPU cannot overlap);
 # an atomic update adds 20.
@@ -290,6 +295,8 @@ class CostGuard(Pass):
     be estimated that way (``while`` loops, trip counts read from arrays, calls of functions
     with such loops) keep ``serial_below=None`` and get ``learn_below``: below ``LEARN_BELOW``
     iterations the region times both paths per size class of its trip count and keeps the faster.
+    In a kernel without ``parallel=True``, which Numba runs serially, every region learns so at
+    every size (``learn_every_size``): kpc's parallel launch must measure faster to be kept.
 
     Before::
 
@@ -300,7 +307,7 @@ class CostGuard(Pass):
     After (report)::
 
         @scale (role entry)
-          line 4, i in range: parallel_for [Range]: independent writes to x[i]; serial below 32768 iterations (~1 operations each)
+          line 4, i in range: parallel_for [Range]: independent writes to x[i]; serial or parallel learned at every size (Numba runs this kernel serially); serial below 32768 iterations (~1 operations each)
     """
 
     name = "cost-guard"
@@ -308,12 +315,16 @@ class CostGuard(Pass):
 
     def apply(self, ctx, module) -> None:
         for function in module.functions.values():
+            serial_in_numba = function.options.get("parallel") is not True
             for node in n.walk(function):
                 if isinstance(node, n.For) and node.parallel is not None:
                     info = node.parallel
                     estimate = iteration_cost(node, module)
                     info.serial_work = []
                     info.learn_below = None
+                    info.learn_every_size = serial_in_numba
+                    if serial_in_numba and EVERY_SIZE_NOTE not in info.reason:
+                        info.reason = f"{info.reason}; {EVERY_SIZE_NOTE}" if info.reason else EVERY_SIZE_NOTE
                     if estimate is None:
                         info.serial_below = None
                         info.learn_below = LEARN_BELOW

@@ -35,6 +35,7 @@ PIPELINES = {
         "hoist-invariants",
         "hoist-division-checks",
         "choose-schedule",
+        "local-accumulators",
         "choose-teams",
         "choose-host-forms",
         "choose-device-forms",

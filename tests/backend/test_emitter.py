@@ -56,7 +56,7 @@ def test_host_spaces_launch_a_triangular_region_with_its_iterations_paired():
 def test_statements_point_at_the_users_lines():
     text = cpp("lennard_jones.py", "potential(float64[:, ::1])")
     path = str(CORPUS / "lennard_jones.py")
-    assert re.search(f'#line 36 "{re.escape(path)}"\n\\s+energy \\+= e;', text)
+    assert re.search(f'#line 36 "{re.escape(path)}"\n\\s+energy_inner \\+= e;', text)
     # after each function, lines point back into the generated file
     lines = text.split("\n")
     for number, line in enumerate(lines, start=1):
@@ -165,3 +165,12 @@ def test_the_guard_takes_the_longest_path_of_inner_loops_side_by_side():
     # max, exp, sum and divide loops side by side over a row: the guard weighs the longest, not their product
     assert "kpc::max_of({kpc::trip_count(0, kpc::extent(x, 1), 1), kpc::trip_count(0, kpc::extent(out, 1), 1)})" in text
     assert "kpc::trip_count(0, kpc::extent(x, 1), 1) * kpc::trip_count(0, kpc::extent(out, 1), 1)" not in text
+
+
+def test_a_team_region_of_unknown_work_in_a_serial_kernel_learns():
+    # Numba runs gather_step serially: its row loop, a Team region whose work per row the guard
+    # cannot estimate, times serial against parallel at every size (ParallelInfo.learn_every_size)
+    text = cpp("csr_gather.py", "gather_step(int64[::1], int64[::1], float64[::1])")
+    assert "a team per iteration" in text
+    assert re.search(r"kpc::learn_serially<kpc_exec_space>\(\(kpc_end\d+ - kpc_begin\d+\), 4096, kpc_guard\d+, true\)",
+                     text)

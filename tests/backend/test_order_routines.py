@@ -123,8 +123,8 @@ def _cuda_unit(signature: str) -> str:
 def test_window_median_in_a_prange_is_emitted_for_cuda_on_the_thread_stack():
     source = _cuda_unit("window_medians(float64[:])")
     assert '#include "kpc_order.hpp"' in source
-    assert "double kpc_scratch_sorted0[5];" in source
-    assert "kpc::order::sort_rows(sorted0);" in source and "kpc::order::median_sorted(sorted0)" in source
+    assert "double kpc_scratch_selected0[5];" in source
+    assert "kpc::order::select_median(selected0);" in source and "kpc::order::median_sorted(selected0)" in source
 
 
 def test_row_percentile_of_a_run_time_length_in_a_prange_is_refused_for_cuda():

@@ -1,7 +1,7 @@
 """Searches of sorted data, as binning, sampling and resampling kernels write them.
 
 Exercises: `np.searchsorted` of an array of values and of one value (in a loop, inside a
-`prange` body), side 'left' and 'right', on sorted data with ties, on integer data searched
+`prange` body, into a cumulative sum bound in a loop and read twice), side 'left' and 'right', on sorted data with ties, on integer data searched
 with floats, on unsorted data (Numba starts each search of an array from the previous result,
 and kpc's results are Numba's), on keys holding NaN (sorted last), and of a 2-D array of
 values; `np.digitize` with increasing and decreasing bins, `right=True`, one value and arrays;
@@ -33,6 +33,19 @@ def inverse_cdf_sample(w, u):
     for i in range(u.shape[0]):
         out[i] = np.searchsorted(cdf, u[i] * cdf[-1], side="right")
     return out
+
+
+@njit
+def seeds_by_cdf(w, u):
+    # k-means++ seeding: a cumulative sum bound in a loop and read twice (computed once)
+    picked = np.empty(u.shape[0], dtype=np.int64)
+    d = w.copy()
+    for c in range(u.shape[0]):
+        cdf = np.cumsum(d)
+        idx = min(np.searchsorted(cdf, u[c] * cdf[-1]), d.shape[0] - 1)
+        picked[c] = idx
+        d = np.minimum(d, np.abs(w - w[idx]))
+    return picked
 
 
 @njit(parallel=True)
@@ -156,6 +169,11 @@ KPC_CASES = {
         "dtypes": ["float64", "float32", "int64", "int32"],
         "sizes": [{"m": 0, "n": 3}, {"m": 1, "n": 0}, {"m": 9, "n": 40}, {"m": 200, "n": 5000}],
         "layouts": ["C", "strided"],
+    },
+    "seeds_by_cdf": {
+        "args": {"w": {"kind": "array", "shape": ("m",), "low": 0.0, "high": 1.0},
+                 "u": {"kind": "array", "shape": ("n",), "low": 0.0, "high": 1.0}},
+        "sizes": [{"m": 1, "n": 1}, {"m": 17, "n": 5}, {"m": 3000, "n": 9}],
     },
     "inverse_cdf_sample": {
         "args": {"w": {"kind": "array", "shape": ("m",), "low": 0.0, "high": 1.0},

@@ -181,6 +181,10 @@ def _sort_rows(a):
     a[...] = np.sort(a, axis=-1)
 
 
+def _quantile_values(q, out, s, scale):
+    out[...] = np.percentile(s, q * scale)
+
+
 def _argsort(keys, order, stable):
     order[...] = np.argsort(keys, kind="stable")  # the corpus's keys for the default order are distinct
 
@@ -195,7 +199,10 @@ _ORDER_ROUTINES = {"sort_rows": _sort_rows, "argsort": _argsort, "median_sorted"
                                                                                          else "left")),
                    "digitize_values": _searched(lambda x, bins, right: np.digitize(x, bins, right)),
                    "interp_values": _fill(np.interp), "unique_count": lambda s: np.unique(s).shape[0],
-                   "unique_values": _fill(np.unique)}
+                   "unique_values": _fill(np.unique),
+                   # a sort is one of the orders a selection may leave
+                   "select_median": _sort_rows, "select_quantile": lambda s, q, scale: _sort_rows(s),
+                   "quantile_values": _quantile_values}
 def _bincount_length(x, *rest):
     """``bincount_length(x[, weights], minlength)``: the length of NumPy's result (and its errors)."""
     return np.bincount(x, *rest[:-1], minlength=rest[-1]).shape[0]

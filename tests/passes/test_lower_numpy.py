@@ -746,10 +746,11 @@ def test_module_doctests():
 
     from kpc.passes import aliasing, lowering_errors
     from kpc.passes.numpy_lowering import (broadcasting, elements, local_arrays, loop_invariants, numpy_calls,
-                                           numpy_names, products, reductions, shapes, statements, ufuncs, values)
+                                           numpy_names, order_statistics, products, reductions, shapes, statements,
+                                           ufuncs, values)
 
     for module in (aliasing, lowering_errors, elements, shapes, broadcasting, numpy_calls, ufuncs, reductions,
-                   products, values, numpy_names, statements, local_arrays, loop_invariants):
+                   products, values, numpy_names, statements, local_arrays, loop_invariants, order_statistics):
         result = doctest.testmod(module)
         assert result.failed == 0 and result.attempted > 0, module.__name__
 
@@ -922,3 +923,26 @@ def test_min_max_of_a_constant_nonempty_shape_needs_no_check():
             return (np.zeros(3) + y).min() + np.argmax(np.ones((2, 4)) * y)
     """, y="f64")
     assert "value_check" not in format_function(function)
+
+
+def test_a_cumulative_sum_read_twice_in_a_loop_is_computed_once():
+    from kpc.frontend import parse_module
+    from kpc.passes.manager import PassContext, run_pipeline
+    from kpc.passes.numpy_lowering.local_arrays import inlined_arrays
+
+    source = """
+from numba import njit
+import numpy as np
+@njit("i8(f8[:], f8[:])")
+def f(d, u):
+    idx = 0
+    for c in range(u.shape[0]):
+        cdf = np.cumsum(d)
+        e = d * 2.0
+        idx += np.searchsorted(cdf, u[c] * cdf[-1]) + np.searchsorted(e, e[-1])
+    return idx
+"""
+    m = parse_module(source, "m.py")
+    run_pipeline(m, PassContext(), ["infer-types"])
+    # an element-wise array read twice in a loop is recomputed at each read; a scan is kept
+    assert sorted(inlined_arrays(m.functions["f"], {})) == ["e"]

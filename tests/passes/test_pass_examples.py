@@ -202,6 +202,17 @@ EXAMPLES = {
                 for j in prange(x.shape[1]):
                     out[i, j] = out[i, j] / s
         """),
+    "local-accumulators": (ANALYSIS, {"pairs": "(f8[:],)"}, """
+        @njit(parallel=True)
+        def pairs(x):
+            n = x.shape[0]
+            c = 0
+            for i in prange(n):
+                for j in range(i + 1, n):
+                    if x[i] < x[j]:
+                        c += 1
+            return c
+        """),
     "flatten-mdrange": (ANALYSIS, {"add": "(f8[:, :], f8[:, :])"}, """
         @njit
         def add(a, b):

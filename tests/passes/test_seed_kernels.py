@@ -37,10 +37,11 @@ def test_lennard_jones_potential_is_a_dynamic_sum_reduction_over_i(lennard_jones
     # a team per i, the triangular j loop across its threads (choose-teams); host spaces launch
     # the flat dynamic Range when the iterations fill the threads
     assert (outer.var.id, outer.kind, info.pattern, info.policy, info.depth) == ("i", "prange", "reduce", "Team", 1)
-    assert inner.team is not None and [(r.var, r.op) for r in inner.team.reductions] == [("energy", "sum")]
+    # the j loop sums into a local of each i, added to energy after it (local-accumulators)
+    assert inner.team is not None and [(r.var, r.op) for r in inner.team.reductions] == [("energy_inner", "sum")]
     assert [(r.var, r.op, str(r.type)) for r in info.reductions] == [("energy", "sum", "f64")]
     assert info.schedule == "dynamic" and info.paired
-    assert info.captures == ["cluster"] and info.privates == ["e", "r"]
+    assert info.captures == ["cluster"] and info.privates == ["e", "energy_inner", "r"]
     # the guard weighs the iterations by the widest trip count of the triangular j loop (at i = 0)
     assert info.serial_below is not None and [str(e) for e in info.serial_work[0][0][:2]] == ["1", "len(cluster)"]
     assert inner.parallel is None and inner.decision == ""
@@ -64,8 +65,8 @@ def test_lennard_jones_report(lennard_jones):
            "dynamic schedule: inner trip count depends on i; on host spaces iterations t and n - 1 - t paired in one " \
            "work item under a static schedule instead (no work stealing); TeamPolicy: a team per iteration of i, the loop over j " \
            "(line 33) across its threads" in report
-    assert "j in range: team_reduce (sum: energy) [TeamThreadRange]: independent iterations; sum reduction of " \
-           "energy" in report
+    assert "j in range: team_reduce (sum: energy_inner) [TeamThreadRange]: independent iterations; sum reduction of " \
+           "energy_inner" in report
 
 
 def test_lennard_jones_for_pykokkos_passes_rows_as_named_subviews():

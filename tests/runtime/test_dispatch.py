@@ -166,7 +166,7 @@ def test_the_compiled_key_is_the_python_key(tmp_path):
         sys.modules.pop("threads_kernels", None)
 
 
-def _total_in_fresh_interpreters(tmp_path, body: str):
+def _total_in_fresh_interpreters(tmp_path, body: str, signatures=("total(float64[::1])",)):
     """Build ``total`` of threads_kernels.py, then run ``body`` (``k`` the module, ``s``
     kokkos_session) in a fresh interpreter without KPC_SERIAL_THRESHOLD (which the corpus tests
     set, and which replaces the guard's measurements), with 2 threads and with 1: each run's stdout."""
@@ -177,7 +177,7 @@ def _total_in_fresh_interpreters(tmp_path, body: str):
     from kpc.api import build
 
     kernels = Path(__file__).resolve().parent / "threads_kernels.py"
-    build(kernels, tmp_path, signatures=["total(float64[::1])"])
+    build(kernels, tmp_path, signatures=list(signatures))
     script = (f"import sys, numpy as np\nsys.path.insert(0, {str(tmp_path)!r})\nimport threads_kernels as k\n"
               "from kpc.runtime import kokkos_session as s\n" + body)
     outputs = []
@@ -232,6 +232,25 @@ def test_the_guard_learns_where_its_model_is_unsure(tmp_path):
             assert [(serial, parallel) for _, _, serial, parallel, _, _ in again] == [(5, 5)]
         else:
             assert sites == [] and again == []
+
+
+@pytest.mark.compile
+def test_a_kernel_numba_runs_serially_learns_at_every_size(tmp_path):
+    """Far above the model's threshold a prange region runs in parallel untimed; the same loop in
+    a kernel without parallel=True (serial in Numba) times both paths there too and keeps the
+    faster (ParallelInfo.learn_every_size)."""
+    body = ("n = 2 ** 22\n"
+            "for _ in range(8):\n"
+            "    assert k.total(np.ones(n)) == n and k.serial_total(np.ones(n)) == n\n"
+            "print(repr((s.concurrency(), s.guard_sites())))\n")
+    signatures = ("total(float64[::1])", "serial_total(float64[::1])")
+    for output in _total_in_fresh_interpreters(tmp_path, body, signatures):
+        concurrency, sites = eval(output.strip().splitlines()[-1])
+        if concurrency > 1:
+            assert [label.split(":")[0] for label, *_ in sites] == ["serial_total"]
+            assert all(serial == 3 and parallel == 3 for _, _, serial, parallel, _, _ in sites)
+        else:
+            assert sites == []
 
 
 @pytest.mark.compile

@@ -449,7 +449,8 @@ class ExprEmitter:
             return self._host_routine(e, name)
         if name in ORDER_ROUTINES or name in ORDER_READERS:
             # kpc_order.hpp: any execution space, on arrays lower-numpy allocated (arrays first).
-            flag = {"argsort": BOOL, "quantile_sorted": FLOAT64}.get(name)
+            flag = {"argsort": BOOL, "quantile_sorted": FLOAT64, "select_quantile": FLOAT64,
+                    "quantile_values": FLOAT64}.get(name)
             texts = [self.emit(a) if isinstance(self.type_of(a), ArrayType) else self.emit(a, flag) for a in args]
             return f"kpc::order::{name}({', '.join(texts)})"
         if name == "round" and len(args) == 1:

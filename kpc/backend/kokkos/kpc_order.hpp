@@ -154,7 +154,72 @@ KOKKOS_INLINE_FUNCTION void argsort(const K& keys, const O& order, bool stable) 
 #endif
 }
 
-// np.median of the sorted copy s of a flattened array, as Numba: NaN when empty or when s
+// ---------------------------------------------------------------- selections (Numba's _select)
+
+// Moves the k-th smallest item of r[low..high] to r[k], smaller or equal items before it and
+// greater or equal ones after it, by the partitions of quicksort that hold k (Numba's _select,
+// NaNs last). Returns the last range that held k: r[k + 1..range_end] are unordered, the items
+// after range_end are placed and not smaller.
+template <class Item, class Less>
+KOKKOS_INLINE_FUNCTION int64_t select(Item* r, int64_t k, int64_t low, int64_t high, const Less& less) {
+  while (high - low >= small_partition) {
+    const int64_t i = partition(r, low, high, less);
+    if (i == k) return high;
+    if (i < k) {
+      low = i + 1;
+    } else {
+      high = i - 1;
+    }
+  }
+  insertion_sort(r, low, high, less);
+  return high;
+}
+
+// The position of the least (or, with greatest, the greatest) item of r[low..high].
+template <class Item>
+KOKKOS_INLINE_FUNCTION int64_t extreme(const Item* r, int64_t low, int64_t high, bool greatest) {
+  int64_t at = low;
+  for (int64_t i = low + 1; i <= high; ++i) {
+    if (greatest ? before(r[at], r[i]) : before(r[i], r[at])) at = i;
+  }
+  return at;
+}
+
+// Orders r[0..n) just enough for what median_sorted and quantile_sorted read: r[k] and r[k + 1]
+// (k < n - 1) hold the items a sort would put there, r[0] the least and r[n - 1] the greatest
+// (NaN when r holds one). Expected linear time where a sort takes n log n.
+template <class Item>
+KOKKOS_INLINE_FUNCTION void select_pair(Item* r, int64_t n, int64_t k) {
+  if (n < 2) return;
+  const int64_t end = select(r, k, int64_t(0), n - 1, by_value{});
+  if (k + 1 <= end) swap(r[k + 1], r[extreme(r, k + 1, end, false)]);
+  if (k > 0) swap(r[0], r[extreme(r, int64_t(0), k - 1, false)]);
+  if (k + 1 < n - 1) swap(r[n - 1], r[extreme(r, k + 1, n - 1, true)]);
+}
+
+// np.median's selection in the flat copy s: the middle item or pair (see median_sorted).
+template <class S>
+KOKKOS_INLINE_FUNCTION void select_median(const S& s) {
+  const int64_t n = static_cast<int64_t>(s.extent(0));
+  select_pair(s.data(), n, n > 1 ? (n - 1) >> 1 : int64_t(0));
+}
+
+// The rank quantile_sorted interpolates from for q (none: -1, q invalid or an end of s).
+KOKKOS_INLINE_FUNCTION int64_t quantile_rank(int64_t n, double q, double scale) {
+  const double p = q * scale;
+  if (!(p > 0.0 && p < 100.0) || n < 2) return -1;
+  return static_cast<int64_t>(math::floor(1.0 + static_cast<double>(n - 1) * (p / 100.0)) - 1.0);
+}
+
+// np.percentile / np.quantile's selection in the flat float64 copy s for one q.
+template <class S>
+KOKKOS_INLINE_FUNCTION void select_quantile(const S& s, double q, double scale) {
+  const int64_t n = static_cast<int64_t>(s.extent(0));
+  const int64_t k = quantile_rank(n, q, scale);
+  select_pair(s.data(), n, k < 0 ? int64_t(0) : k);
+}
+
+// np.median of the sorted (or select_median'd) copy s of a flattened array, as Numba: NaN when empty or when s
 // holds a NaN (sorted last); the middle element, or the mean of the middle pair (summed in
 // the array's type, int64 for smaller integers, then halved in float64).
 template <class S>
@@ -198,8 +263,10 @@ KOKKOS_INLINE_FUNCTION double quantile_sorted(const S& s, double q, double scale
   if (p == 0.0) {
     if (finite) return least;
     int64_t negative = 0, positive = 0;
-    while (negative < n && s(negative) == -inf) ++negative;
-    while (positive < n && s(n - 1 - positive) == inf) ++positive;
+    for (int64_t i = 0; i < n; ++i) {
+      negative += s(i) == -inf;
+      positive += s(i) == inf;
+    }
     const int64_t rest = n - negative - positive;
     double value = least;
     if (rest == 0 || (positive == 1 && n == 2) || negative > 1 ||
@@ -213,6 +280,16 @@ KOKKOS_INLINE_FUNCTION double quantile_sorted(const S& s, double q, double scale
   const double m = rank - f;
   const int64_t k = static_cast<int64_t>(f - 1.0);
   return s(k) * (1.0 - m) + s(k + 1) * m;
+}
+
+// np.percentile / np.quantile of each q of the 1-D q into out, selecting in the flat float64
+// copy s before each read, as Numba does.
+template <class Q, class O, class S>
+KOKKOS_INLINE_FUNCTION void quantile_values(const Q& q, const O& out, const S& s, double scale) {
+  for (int64_t i = 0; i < static_cast<int64_t>(q.extent(0)); ++i) {
+    select_quantile(s, static_cast<double>(q(i)), scale);
+    out(i) = quantile_sorted(s, static_cast<double>(q(i)), scale);
+  }
 }
 
 // ---------------------------------------------------------------- searches of sorted data

@@ -35,6 +35,7 @@ class RegionModel:
     trip_count: str
     serial_below: int
     learn_below: int = 0  # unknown work: below this trip count the region learns serial vs parallel
+    learn_every_size: bool = False  # the guard learns at any amount of work (ParallelInfo.learn_every_size)
     acc_type: str = ""
     scan_type: str = ""
     combine: list = field(default_factory=list)
@@ -140,7 +141,7 @@ class RegionEmitter:
             setup=setup, lambda_params=", ".join(lambda_params), prologue=prologue, body=body_lines,
             serial_loops=indices.serial_loops, call_args=call_args, policy=_policy(info, begins, ends),
             trip_count=" * ".join(indices.counts), serial_below=info.serial_below or 0,
-            learn_below=info.learn_below or 0, work=work, inner=inner,
+            learn_below=info.learn_below or 0, learn_every_size=info.learn_every_size, work=work, inner=inner,
             acc_type=acc_type, scan_type=scan_type, combine=combine, scatter=scatter, serial_body=serial_body,
             chunked=chunked, team=team,
             paired=paired, copy=copy,

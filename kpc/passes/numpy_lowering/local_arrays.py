@@ -365,8 +365,17 @@ def is_recomputable(value) -> bool:
     return True
 
 
+# NumPy functions whose result lower-numpy computes whole into a temporary (a scan, a sort, a
+# search, a host routine): inlined at several uses, each use would compute all of it again.
+WHOLE_ARRAY_RESULTS = {"cumsum", "cumprod", "sort", "argsort", "unique", "percentile", "quantile", "nonzero",
+                       "flatnonzero", "argwhere", "searchsorted", "digitize", "interp", "convolve", "correlate",
+                       "bincount", "histogram", "cov", "corrcoef", "linalg.solve", "linalg.inv", "linalg.cholesky"}
+
+
 def is_costly(value) -> bool:
     for node in n.walk(value):
+        if isinstance(node, n.Call) and node.kind != "kernel" and short_name(node.func) in WHOLE_ARRAY_RESULTS:
+            return True
         if isinstance(node, n.BinOp) and node.op == "@":
             return True
         if isinstance(node, n.Call) and short_name(node.func) in ("dot", "matmul"):

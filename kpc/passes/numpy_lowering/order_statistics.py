@@ -3,7 +3,9 @@
 The operand is copied into a fresh C-contiguous array (flattened for the statistics, in
 float64 for percentiles, as Numba), a builtin ``ExprStmt`` of ``ir.intrinsics.ORDER_ROUTINES``
 orders the copy in place, and the result reads it: ``median_sorted`` / ``quantile_sorted``
-(``ORDER_READERS``) give the statistic. The routines (kpc_order.hpp) run in any execution
+(``ORDER_READERS``) give the statistic. For those the copy is not sorted: as Numba, a selection
+(``select_median``, ``select_quantile``, ``quantile_values`` for an array of q) places only the
+items they read, in expected linear time where a sort takes n log n. The routines (kpc_order.hpp) run in any execution
 space, so a median of a small window inside a parallel loop is a per-thread copy and a small
 sort. ``np.unique`` counts, then copies, the distinct values of the flattened sorted copy
 (``unique_count``, ``unique_values``). ``np.corrcoef`` normalises ``np.cov``'s host routine as
@@ -19,13 +21,13 @@ Numba does.
 >>> low = ElementLowering(f, Namer(f), NOLOC)
 >>> median = low.scalar(Call("np.median", [Name("x", vec)], "numpy", type=FLOAT64), f.body)
 >>> print(format_function(f))
-func @f(x: f64[:] A) -> ?   role=entry
-  sorted0: f64[:] C = np.empty((x.shape[0],), dtype=np.float64)
+func @f(x: f64[:]) -> ?   role=entry
+  selected0: f64[:] C = np.empty((x.shape[0],), dtype=np.float64)
   for i0: i64 in range(0, x.shape[0]):
-    sorted0[i0] = x[i0]
-  sort_rows(sorted0)
+    selected0[i0] = x[i0]
+  select_median(selected0)
 >>> str(median)
-'median_sorted(sorted0)'
+'median_sorted(selected0)'
 """
 
 from __future__ import annotations
@@ -50,13 +52,17 @@ class OrderStatistics:
 
     def sorted_copy(self, source: ArrayValue, dtype, pre: list, flat: bool) -> n.Name:
         """A fresh copy of ``source`` (flattened when ``flat``) in ``dtype``, each row sorted."""
+        copy = self.fresh_copy(source, dtype, pre, flat, "sorted")
+        pre.append(n.ExprStmt(self.routine("sort_rows", [clone(copy)]), self.loc))
+        return copy
+
+    def fresh_copy(self, source: ArrayValue, dtype, pre: list, flat: bool, prefix: str) -> n.Name:
+        """A fresh C-contiguous copy of ``source`` (flattened when ``flat``) in ``dtype``."""
         if flat and source.ndim != 1:
             source = self.flat(source, None)
         shape = [self.fixed_extent(e) for e in source.shape]
         copied = ArrayValue(shape, lambda idx, body: self.b.cast(source.element(idx, body), dtype), dtype)
-        copy = self.materialize(copied, pre, "sorted")
-        pre.append(n.ExprStmt(self.routine("sort_rows", [clone(copy)]), self.loc))
-        return copy
+        return self.materialize(copied, pre, prefix)
 
     def fixed_extent(self, extent):
         """``w.shape[k]`` of a local array bound once, to an allocation of constant shape, as that
@@ -99,16 +105,16 @@ class OrderStatistics:
             stable = call.kwargs.get("stable", n.Const(False, BOOL, self.loc))
             pre.append(n.ExprStmt(self.routine("argsort", [keys, clone(order), stable]), self.loc))
             return self.read_back(clone(order), source.shape)
-        data = self.sorted_copy(source, FLOAT64, pre, flat=True)
+        # As Numba: one selection per q, in q's order, each read before the next one moves items.
+        data = self.fresh_copy(source, FLOAT64, pre, flat=True, prefix="selected")
         q = self.array(call.args[1], pre)
-        q = self.flat(q, None) if q.ndim != 1 else q
+        q = self.materialize(self.flat(q, None) if q.ndim != 1 else q, pre, "q")
+        type = ArrayType(FLOAT64, 1, "C")
+        out = self.b.name(self.namer.fresh("quantiles", type), type)
+        pre.append(n.Assign(out, self.allocation([self.b.shape_of(clone(q), 0)], FLOAT64), self.loc))
         scale = n.Const(QUANTILE_SCALE[name], FLOAT64, self.loc)
-
-        def element(idx, body):
-            return self.routine("quantile_sorted", [clone(data), self.b.cast(q.element(idx, body), FLOAT64),
-                                                    clone(scale)], FLOAT64)
-
-        return ArrayValue(q.shape, element, FLOAT64, costly=True)
+        pre.append(n.ExprStmt(self.routine("quantile_values", [clone(q), clone(out), data, scale]), self.loc))
+        return self.read_back(clone(out), [self.b.shape_of(clone(q), 0)])
 
     def distinct(self, source: ArrayValue, pre: list) -> ArrayValue:
         """``np.unique(a)``: the distinct values of the flattened, sorted ``a`` (NaNs as one)."""
@@ -127,12 +133,16 @@ class OrderStatistics:
             return self.self_correlation(call, pre)
         source = self.array(call.args[0], pre)
         if name == "median":
-            return self.routine("median_sorted", [self.sorted_copy(source, source.dtype, pre, flat=True)], FLOAT64)
+            data = self.fresh_copy(source, source.dtype, pre, flat=True, prefix="selected")
+            pre.append(n.ExprStmt(self.routine("select_median", [data]), self.loc))
+            return self.routine("median_sorted", [clone(data)], FLOAT64)
         if isinstance(call.args[1].type, ArrayType):
             self.fail(f"`{call}` with q a 0-d array", call)
-        data = self.sorted_copy(source, FLOAT64, pre, flat=True)
-        q = self.b.cast(self.scalar(call.args[1], pre), FLOAT64)
-        return self.routine("quantile_sorted", [data, q, n.Const(QUANTILE_SCALE[name], FLOAT64, self.loc)], FLOAT64)
+        data = self.fresh_copy(source, FLOAT64, pre, flat=True, prefix="selected")
+        q = self.local("q", self.b.cast(self.scalar(call.args[1], pre), FLOAT64), pre)
+        scale = n.Const(QUANTILE_SCALE[name], FLOAT64, self.loc)
+        pre.append(n.ExprStmt(self.routine("select_quantile", [data, q, scale]), self.loc))
+        return self.routine("quantile_sorted", [clone(data), clone(q), clone(scale)], FLOAT64)
 
     def covariance(self, x, y, pre: list, options: list | None = None) -> n.Name:
         """``np.cov(x, y)`` (``y`` None: of ``x`` alone) by its host routine, into a temporary;
