@@ -12,7 +12,8 @@ the copy is not made); a copy returned after its rows were passed to a helper th
 elements (`row = out[r]`: another name viewing part of it); a name rebound to the result of
 inlined helpers that read it (`h = _center(h)`: the helper's parameter views the old array
 after `h` is bound to the new one, so that array must stay alive: it used to be freed, and
-the helper read freed memory). kpc declares such a name once as a view (a handle:
+the helper read freed memory); a name bound to such an array and returned after the name it
+came from was rebound (`y = h; h = h + 1.0; return y, h`). kpc declares such a name once as a view (a handle:
 rebinding copies nothing) and keeps the NumPy array it last viewed alive; it used to keep
 these kernels as Numba ("array variable 'y' ... is assigned in several places").
 """
@@ -152,7 +153,21 @@ def helpers_rebind(x, w):
     return h * 2.0
 
 
+@njit
+def alias_kept(x):
+    h = x * 2.0
+    y = h
+    h = h + 1.0
+    return y + 0.5, y, h
+
+
 KPC_CASES = {
+    "alias_kept": {
+        "args": {"x": ("n",)},
+        "dtypes": ["float64", "int64"],
+        "sizes": [{"n": 1}, {"n": 300}],
+        "layouts": ["C", "strided"],
+    },
     "helpers_rebind": {
         "args": {"x": ("n", "d"), "w": ("d", "m")},
         "dtypes": ["float64"],

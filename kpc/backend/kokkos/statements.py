@@ -86,6 +86,7 @@ class StatementEmitter:
                 # ``x = h`` (an inlined callee's parameter) and then ``h = ...``: the new binding
                 # releases h's array while x still views it; x keeps it alive.
                 self.owners[name] = f"kpc_own_{name}"
+                self.alias_owners.add(name)
                 self.emit_line(f"kpc::object {self.owners[name]} = {self.owners[base]};")
             return
         rhs = self.expr.emit(value, t)
