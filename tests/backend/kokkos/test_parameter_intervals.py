@@ -50,3 +50,40 @@ def test_helpers_called_with_interior_indices_do_not_wrap(tmp_path):
             if line.startswith("KOKKOS_INLINE_FUNCTION double ")}
     assert body["left"] == "return a(i - 1);"  # i >= 1 at its only call
     assert body["right"].startswith("return a(kpc::wrap(i + 1,")  # last_two passes -3: Python's wrap stays
+
+
+LOOPS = '''
+from numba import njit
+
+
+@njit
+def two_sweeps(a, out):
+    for i in range(1, a.shape[0] - 1):
+        out[i] = a[i - 1]
+    for i in range(1, a.shape[0] - 1):
+        out[i] += a[i + 1]
+
+
+@njit
+def one_from_behind(a, out):
+    for i in range(1, a.shape[0]):
+        out[i] = a[i - 1]
+    for i in range(-2, 0):
+        out[i] = a[i]
+'''
+
+
+def test_a_name_only_loops_assign_takes_the_hull_of_their_ranges(tmp_path):
+    from kpc import pipeline
+    from kpc.backend.kokkos.emitter import Specialization, emit_translation_unit
+
+    source = tmp_path / "loops.py"
+    source.write_text(LOOPS)
+    f64 = typeof(np.zeros(3))
+    entries = {"two_sweeps": (f64, f64), "one_from_behind": (f64, f64)}
+    module = pipeline.typed_specialization(str(source), LOOPS, entries, True)
+    text = emit_translation_unit([Specialization(module, list(entries))], space="openmp", source=str(source)).source
+    two = text.split("// two_sweeps (", 1)[1].split("\n}\n", 1)[0]
+    assert "out(i) = a(i - 1);" in two and "a(i + 1)" in two and "kpc::wrap" not in two  # i >= 1 in both
+    behind = text.split("// one_from_behind (", 1)[1].split("\n}\n", 1)[0]
+    assert "kpc::wrap(i - 1," in behind  # the second loop's i is negative: Python's wrap stays
