@@ -34,16 +34,21 @@ def last_two(a, out):
 '''
 
 
-def test_helpers_called_with_interior_indices_do_not_wrap(tmp_path):
+def emit(tmp_path, text: str, kernels: list) -> str:
+    """The C++ of ``kernels`` of the module ``text``, each taking two float64 vectors."""
     from kpc import pipeline
     from kpc.backend.kokkos.emitter import Specialization, emit_translation_unit
 
-    source = tmp_path / "helpers.py"
-    source.write_text(KERNELS)
+    source = tmp_path / "kernels.py"
+    source.write_text(text)
     f64 = typeof(np.zeros(3))
-    entries = {"interior": (f64, f64), "last_two": (f64, f64)}
-    module = pipeline.typed_specialization(str(source), KERNELS, entries, True)
-    text = emit_translation_unit([Specialization(module, list(entries))], space="openmp", source=str(source)).source
+    entries = {name: (f64, f64) for name in kernels}
+    module = pipeline.typed_specialization(str(source), text, entries, True)
+    return emit_translation_unit([Specialization(module, list(entries))], space="openmp", source=str(source)).source
+
+
+def test_helpers_called_with_interior_indices_do_not_wrap(tmp_path):
+    text = emit(tmp_path, KERNELS, ["interior", "last_two"])
     lines = text.splitlines()
     body = {line.split("double ")[1].split("(")[0]: next(l.strip() for l in lines[k + 1:] if not l.startswith("#"))
             for k, line in enumerate(lines)
@@ -74,15 +79,7 @@ def one_from_behind(a, out):
 
 
 def test_a_name_only_loops_assign_takes_the_hull_of_their_ranges(tmp_path):
-    from kpc import pipeline
-    from kpc.backend.kokkos.emitter import Specialization, emit_translation_unit
-
-    source = tmp_path / "loops.py"
-    source.write_text(LOOPS)
-    f64 = typeof(np.zeros(3))
-    entries = {"two_sweeps": (f64, f64), "one_from_behind": (f64, f64)}
-    module = pipeline.typed_specialization(str(source), LOOPS, entries, True)
-    text = emit_translation_unit([Specialization(module, list(entries))], space="openmp", source=str(source)).source
+    text = emit(tmp_path, LOOPS, ["two_sweeps", "one_from_behind"])
     two = text.split("// two_sweeps (", 1)[1].split("\n}\n", 1)[0]
     assert "out(i) = a(i - 1);" in two and "a(i + 1)" in two and "kpc::wrap" not in two  # i >= 1 in both
     behind = text.split("// one_from_behind (", 1)[1].split("\n}\n", 1)[0]
