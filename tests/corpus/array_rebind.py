@@ -9,7 +9,11 @@ a window that shrinks by rebinding to a slice (`w = w[k:]`) in a `while` loop, 1
 a power iteration written with `@`; a parameter rebound to its own copy (`u = u.copy()`), to
 a slice (`x = x[k:]`), or to a copy in one branch only (the caller's array is written when
 the copy is not made); a copy returned after its rows were passed to a helper that swaps their
-elements (`row = out[r]`: another name viewing part of it). kpc declares such a name once as a view (a handle:
+elements (`row = out[r]`: another name viewing part of it); a name rebound to the result of
+inlined helpers that read it (`h = _center(h)`: the helper's parameter views the old array
+after `h` is bound to the new one, so that array must stay alive: it used to be freed, and
+the helper read freed memory); a name bound to such an array and returned after the name it
+came from was rebound (`y = h; h = h + 1.0; return y, h`). kpc declares such a name once as a view (a handle:
 rebinding copies nothing) and keeps the NumPy array it last viewed alive; it used to keep
 these kernels as Numba ("array variable 'y' ... is assigned in several places").
 """
@@ -131,7 +135,45 @@ def backward_induction(v, p, disc):
     return values[0]
 
 
+@njit
+def _center(x):
+    return x - x.sum() / x.shape[0]
+
+
+@njit
+def _clip_low(x):
+    return np.maximum(x, 0.0)
+
+
+@njit
+def helpers_rebind(x, w):
+    h = x @ w
+    h = _center(h)
+    h = _clip_low(h)
+    return h * 2.0
+
+
+@njit
+def alias_kept(x):
+    h = x * 2.0
+    y = h
+    h = h + 1.0
+    return y + 0.5, y, h
+
+
 KPC_CASES = {
+    "alias_kept": {
+        "args": {"x": ("n",)},
+        "dtypes": ["float64", "int64"],
+        "sizes": [{"n": 1}, {"n": 300}],
+        "layouts": ["C", "strided"],
+    },
+    "helpers_rebind": {
+        "args": {"x": ("n", "d"), "w": ("d", "m")},
+        "dtypes": ["float64"],
+        "sizes": [{"n": 1, "d": 1, "m": 1}, {"n": 3, "d": 2, "m": 4}, {"n": 40, "d": 3, "m": 30}],
+        "layouts": ["C", "F"],
+    },
     "backward_induction": {
         "args": {"v": ("n",), "p": {"kind": "scalar", "value": 0.45}, "disc": {"kind": "scalar", "value": 0.98}},
         "dtypes": ["float64"],

@@ -10,6 +10,7 @@ kept exactly as Python keeps it.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 from kpc.ir import nodes as n
@@ -175,8 +176,8 @@ class Intervals:
     """Integer ranges of expressions, from constants, array extents and range() loops.
 
     Flow-insensitive: a local contributes only when the function assigns it exactly
-    once (loop variables are assigned by their ``for``), which is what indices of
-    stencils and loop nests look like.
+    once (loop variables are assigned by their ``for``), or only in ``for`` loops (the
+    hull of their ranges), which is what indices of stencils and loop nests look like.
 
     >>> from kpc.ir.nodes import *
     >>> i = Name("i")
@@ -185,15 +186,20 @@ class Intervals:
     >>> iv = Intervals(f)
     >>> iv.of(BinOp("-", Name("i"), Const(2))), iv.of(BinOp("-", Name("i"), Const(3))).nonnegative
     (Interval(lo=0, hi=7), False)
+    >>> g = Function("g", [], [Assign(Name("n"), Const(10)), loop, For(i, Const(1), Const(4), Const(1), [])])
+    >>> Intervals(g).of(Name("i"))
+    Interval(lo=1, hi=9)
     """
 
     def __init__(self, function, params: dict | None = None):
         self.definitions: dict = {}
         counts: dict = {}
+        loops: dict = {}
         for node in n.walk(function):
             if isinstance(node, n.For):
                 counts[node.var.id] = counts.get(node.var.id, 0) + 1
                 self.definitions[node.var.id] = node
+                loops.setdefault(node.var.id, []).append(node)
             elif isinstance(node, (n.Assign, n.AugAssign)):
                 for name in target_names(node.target):
                     counts[name] = counts.get(name, 0) + (1 if isinstance(node, n.Assign) else 2)
@@ -201,6 +207,8 @@ class Intervals:
         for p in function.params:
             counts[p.name] = counts.get(p.name, 0) + 2
         self.single = {name for name, count in counts.items() if count == 1}
+        # names that only loops assign (``for i in range(1, n - 1)`` twice): within the hull of their ranges
+        self.loops = {name: nodes for name, nodes in loops.items() if len(nodes) > 1 and counts[name] == len(nodes)}
         # parameters the body never assigns, with the ranges every call site gives them
         self.params = {name: interval for name, interval in (params or {}).items() if counts.get(name) == 2}
         self._cache: dict = {}
@@ -209,13 +217,16 @@ class Intervals:
     def name(self, name: str) -> Interval:
         if name in self.params:
             return self.params[name]
-        if name not in self.single or name in self._active:
+        if (name not in self.single and name not in self.loops) or name in self._active:
             return UNBOUNDED
         if name in self._cache:
             return self._cache[name]
         self._active.add(name)
         try:
-            result = self._definition(name, self.definitions[name])
+            if name in self.single:
+                result = self._definition(name, self.definitions[name])
+            else:
+                result = functools.reduce(_hull, [self._definition(name, loop) for loop in self.loops[name]])
         finally:
             self._active.discard(name)
         self._cache[name] = result

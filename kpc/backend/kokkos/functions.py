@@ -77,6 +77,7 @@ class FunctionEmitter(StatementEmitter, AllocationEmitter, RegionEmitter, Combin
         self.region_index = 0
         self.region_loop_depth = 0
         self.owners: dict = {}
+        self.alias_owners: set = set()  # names viewing a rebound array, holding its owner (assign_name)
         self.regions = 0
         self.accumulators: list = []
         self.scatter_access: dict = {}
@@ -278,6 +279,9 @@ class FunctionEmitter(StatementEmitter, AllocationEmitter, RegionEmitter, Combin
         """A returned value as a Python object: arrays are the NumPy arrays that own them."""
         if isinstance(t, ArrayType):
             owned = self.owned_arrays(expr.id) if isinstance(expr, n.Name) else None
+            if owned and expr.id in self.alias_owners \
+                    and sum(target.id == expr.id for target, _ in name_bindings(self.function)) == 1:
+                return self.owners[expr.id]  # ``y = h`` once, h rebound later: the array y kept alive
             if owned and expr.id in self.rebound and expr.id not in self.swapped \
                     and all(name in self.owners for name in owned):
                 return self.owners[expr.id]  # the array its last binding viewed (rebound_arrays)

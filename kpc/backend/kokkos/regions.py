@@ -34,6 +34,8 @@ class RegionModel:
     policy: str
     trip_count: str
     serial_below: int
+    serial_call_args: str = ""  # call_args of the serial arm: the accumulator as a local (serial_local)
+    serial_local: tuple | None = None  # (the shared accumulator, the serial arm's local copy of it)
     learn_below: int = 0  # unknown work: below this trip count the region learns serial vs parallel
     learn_every_size: bool = False  # the guard learns at any amount of work (ParallelInfo.learn_every_size)
     acc_type: str = ""
@@ -136,6 +138,11 @@ class RegionEmitter:
         if self.unit.space != "cuda" and len(loops) == 1:
             chunked, paired, copy = self.host_forms(loop, pattern, begins[0], ends[0])
         work, inner = self.guard_work(info)
+        serial_local, serial_call_args = None, call_args
+        if pattern in ("reduce", "scan"):
+            shared = f"kpc_result{k}" if pattern == "reduce" else f"kpc_total{k}"
+            serial_local = (shared, f"kpc_local{k}")
+            serial_call_args = ", ".join(f"kpc_local{k}" if a == shared else a for a in call_args.split(", "))
         model = RegionModel(
             index=k, label=c_string(label), pattern=pattern, comment=_comment(info, loops, pattern, paired),
             setup=setup, lambda_params=", ".join(lambda_params), prologue=prologue, body=body_lines,
@@ -143,7 +150,7 @@ class RegionEmitter:
             trip_count=" * ".join(indices.counts), serial_below=info.serial_below or 0,
             learn_below=info.learn_below or 0, learn_every_size=info.learn_every_size, work=work, inner=inner,
             acc_type=acc_type, scan_type=scan_type, combine=combine, scatter=scatter, serial_body=serial_body,
-            chunked=chunked, team=team,
+            chunked=chunked, team=team, serial_call_args=serial_call_args, serial_local=serial_local,
             paired=paired, copy=copy,
         )
         text = self.render_region(model)

@@ -81,6 +81,13 @@ class StatementEmitter:
             if not self.declares(s, name):
                 raise BackendError(f"array variable {name!r} must be assigned once, before its uses", s.loc)
             self.emit_line(f"auto {lhs} = {self.expr.emit(value)};")
+            base = view_base_name(value) if is_view_expr(value) else None
+            if base in self.rebound and base in self.owners and not self.in_region:
+                # ``x = h`` (an inlined callee's parameter) and then ``h = ...``: the new binding
+                # releases h's array while x still views it; x keeps it alive.
+                self.owners[name] = f"kpc_own_{name}"
+                self.alias_owners.add(name)
+                self.emit_line(f"kpc::object {self.owners[name]} = {self.owners[base]};")
             return
         rhs = self.expr.emit(value, t)
         if self.declares(s, name):

@@ -65,7 +65,7 @@ def test_openmp_serial_arm_updates_without_atomics():
     serial_arm = text.split("auto kpc_serial_body = KOKKOS_LAMBDA(const int64_t i) {", 1)[1].split("};", 1)[0]
     assert "hist(kpc::wrap(idx(i), kpc::extent(hist, 0))) += 1;" in serial_arm
     assert "atomic" not in serial_arm
-    assert "kpc_serial_body(i);" in text  # called by the guard's serial arm
+    assert "auto kpc_serial = kpc_serial_body;" in text and "kpc_serial(i);" in text  # the guard's serial arm
     assert "Kokkos::atomic_add(&hist(" in text  # the parallel arm keeps its atomics
 
 
