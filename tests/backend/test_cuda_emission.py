@@ -107,11 +107,11 @@ def test_cuda_regions_are_fenced_allocations_managed_joins_volatile(tmp_path):
 
 
 def test_cuda_host_routines_wait_for_the_regions_before_them(tmp_path):
-    # np.median copies in a region, then sorts the copy on the host: the region must have ended
+    # np.median copies in a region, then selects in the copy on the host: the region must have ended
     # (alone in its unit: host_reads's fences would cover it)
     body = _unit(tmp_path, "cuda", only=("host_median",)).source.split("// host_median (")[1]
-    launch, fence, sort = (body.index(s) for s in ("range_for(", "Kokkos::fence();  // cuda", "kpc::order::sort_rows("))
-    assert launch < fence < sort, body
+    launch, fence, select = (body.index(s) for s in ("range_for(", "Kokkos::fence();  // cuda", "kpc::order::"))
+    assert launch < fence < select, body
 
 
 def test_cuda_one_dimensional_regions_launch_one_thread_per_iteration(tmp_path):

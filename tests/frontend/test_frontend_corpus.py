@@ -59,8 +59,12 @@ GENERIC_TYPING_FIXED = [
 # Kernels whose generic typing fails by design: an array used as an index (values[order]) is
 # guessed a float64 array; a helper that needs only a least rank (x @ W, s[i].max()) makes its
 # arguments' guess that rank; each call's types decide (typed at each call on both targets).
+# (np_selection.median_of_ties: its parameter's only use is ``np.floor(x * 5.0)``, and the guess
+# does not carry back the rank its result's slices need; array_rebind.helpers_rebind: a helper
+# reached through ``h = x @ w``.)
 TYPED_AT_EACH_CALL = {("guessed_types.py", "gather_sum"), ("helper_least_ranks.py", "norm_mlp"),
-                      ("helper_least_ranks.py", "causal_scores")}
+                      ("helper_least_ranks.py", "causal_scores"), ("np_selection.py", "median_of_ties"),
+                      ("array_rebind.py", "helpers_rebind")}
 
 
 @pytest.mark.skipif(not CORPUS, reason="the corpus is not there")
